@@ -1,0 +1,120 @@
+/**
+ * One database handle for both back ends: PGlite (embedded, in DATA_DIR) and a PostgreSQL server
+ * through `pg`. Both speak the same dialect, run the same migrations and the same SQL.
+ */
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
+import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
+import type { PgDatabase, PgQueryResultHKT, PgTransaction } from 'drizzle-orm/pg-core';
+import type { ExtractTablesWithRelations, SQL } from 'drizzle-orm';
+import pg from 'pg';
+import * as schema from './schema.js';
+import { acquireDataDirLock, type DataDirLock } from './data-dir-lock.js';
+
+export type Schema = typeof schema;
+export type Database = PgDatabase<PgQueryResultHKT, Schema>;
+export type Transaction = PgTransaction<PgQueryResultHKT, Schema, ExtractTablesWithRelations<Schema>>;
+/** What a repository runs its SQL on: the database itself or an open transaction. */
+export type Executor = Database | Transaction;
+
+export interface DatabaseHandle {
+  db: Database;
+  kind: 'pglite' | 'postgres';
+  /** Resolves when the database answers a trivial query within `timeoutMs`. */
+  ping(timeoutMs?: number): Promise<void>;
+  close(): Promise<void>;
+  /** Connections in use and waiting, for metrics (PGlite has one connection). */
+  poolStats(): { total: number; idle: number; waiting: number };
+}
+
+export interface DatabaseOptions {
+  /** postgres://... for a server; absent for the embedded database. */
+  url?: string;
+  /** Data directory of the embedded database; absent means in memory. */
+  dataDir?: string;
+  poolSize?: number;
+  /** Longest a query may run on the server before it is cancelled. */
+  statementTimeoutMs?: number;
+  /** Longest to wait for a connection before failing fast with 503. */
+  connectTimeoutMs?: number;
+}
+
+// COUNT(*) and other int8 values fit a JavaScript number in this service (no table nears 2^53).
+pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
+
+export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHandle> {
+  return options.url ? openPostgres(options.url, options) : openPglite(options.dataDir);
+}
+
+async function openPostgres(url: string, options: DatabaseOptions): Promise<DatabaseHandle> {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: options.poolSize ?? 10,
+    connectionTimeoutMillis: options.connectTimeoutMs ?? 5000,
+    statement_timeout: options.statementTimeoutMs ?? 15000,
+    idleTimeoutMillis: 30000,
+  });
+  // An idle connection that the server drops must not crash the process; the next query reconnects.
+  pool.on('error', () => {});
+  const db = drizzlePg(pool, { schema }) as unknown as Database;
+  return {
+    db,
+    kind: 'postgres',
+    async ping(timeoutMs = 2000) {
+      await withTimeout(pool.query('select 1'), timeoutMs);
+    },
+    async close() {
+      await pool.end();
+    },
+    poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
+  };
+}
+
+async function openPglite(dataDir: string | undefined): Promise<DatabaseHandle> {
+  let lock: DataDirLock | undefined;
+  if (dataDir) {
+    mkdirSync(dataDir, { recursive: true });
+    lock = acquireDataDirLock(dataDir);
+  }
+  let client: PGlite;
+  try {
+    // The database lives in a subdirectory, beside the lock file: initdb wants an empty directory.
+    client = new PGlite(dataDir ? join(dataDir, 'pgdata') : undefined);
+    await client.waitReady;
+  } catch (error) {
+    lock?.release();
+    throw error;
+  }
+  const db = drizzlePglite(client, { schema }) as unknown as Database;
+  return {
+    db,
+    kind: 'pglite',
+    async ping(timeoutMs = 2000) {
+      await withTimeout(client.query('select 1'), timeoutMs);
+    },
+    async close() {
+      try {
+        await client.close();
+      } finally {
+        lock?.release();
+      }
+    },
+    poolStats: () => ({ total: 1, idle: 1, waiting: 0 }),
+  };
+}
+
+/** Runs raw SQL and returns its rows (the same on both back ends). */
+export async function queryRows<T>(executor: Executor, query: SQL): Promise<T[]> {
+  const result = await executor.execute(query);
+  return (result as unknown as { rows: T[] }).rows;
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(Object.assign(new Error(`database did not answer within ${ms} ms`), { code: 'ETIMEDOUT' })), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}

@@ -1,0 +1,31 @@
+/** Recognizes database errors through the wrappers that drivers and Drizzle put around them. */
+
+function* chain(error: unknown): Generator<Record<string, unknown>> {
+  let current: unknown = error;
+  for (let depth = 0; depth < 5 && current && typeof current === 'object'; depth++) {
+    yield current as Record<string, unknown>;
+    current = (current as { cause?: unknown }).cause;
+  }
+}
+
+/** The SQLSTATE of a PostgreSQL error, if the error (or its cause) is one. */
+export function postgresErrorCode(error: unknown): string | undefined {
+  for (const e of chain(error)) {
+    if (typeof e.code === 'string' && /^[0-9A-Z]{5}$/.test(e.code)) return e.code;
+  }
+  return undefined;
+}
+
+const UNAVAILABLE_SYSCALL_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH']);
+const UNAVAILABLE_MESSAGES = /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Connection terminated unexpectedly|database did not answer|Cannot use a pool after calling end|PGlite is closed/i;
+
+/** True when the database could not be reached or dropped the connection: a 503, not a 500. */
+export function isDatabaseUnavailable(error: unknown): boolean {
+  for (const e of chain(error)) {
+    if (typeof e.code === 'string' && UNAVAILABLE_SYSCALL_CODES.has(e.code)) return true;
+    // 08: connection exception; 57P01..57P03: server shutting down or starting; 57014: statement timeout.
+    if (typeof e.code === 'string' && (/^08/.test(e.code) || /^57P0[1-3]$/.test(e.code) || e.code === '57014' || e.code === '53300')) return true;
+    if (typeof e.message === 'string' && UNAVAILABLE_MESSAGES.test(e.message)) return true;
+  }
+  return false;
+}

@@ -1,0 +1,293 @@
+/**
+ * The whole data model. Every table carries `store` (the store's slug) and every key and index
+ * leads with it, so that one store's rows can live together on one node of a distributed
+ * PostgreSQL (the store is the distribution column). Money and quantities are integers;
+ * timestamps are timestamptz with millisecond precision.
+ */
+import { sql } from 'drizzle-orm';
+import {
+  bigint,
+  boolean,
+  check,
+  foreignKey,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+  uniqueIndex,
+  uuid,
+} from 'drizzle-orm/pg-core';
+
+const ts = (name: string) => timestamp(name, { withTimezone: true, precision: 3, mode: 'date' });
+const createdAt = () => ts('created_at').notNull().defaultNow();
+const id = () => uuid('id').notNull().defaultRandom();
+const store = () => text('store').notNull().references(() => stores.slug);
+
+export const stores = pgTable('stores', {
+  slug: text('slug').primaryKey(),
+  name: text('name').notNull(),
+  createdAt: createdAt(),
+  updatedAt: ts('updated_at'),
+});
+
+export const tokens = pgTable(
+  'tokens',
+  {
+    store: store(),
+    id: id(),
+    kind: text('kind', { enum: ['admin', 'storefront'] }).notNull(),
+    /** SHA-256 of the secret; the secret itself is shown once and never stored. */
+    secretHash: text('secret_hash').notNull(),
+    createdAt: createdAt(),
+    revokedAt: ts('revoked_at'),
+  },
+  (t) => [
+    primaryKey({ columns: [t.store, t.id] }),
+    uniqueIndex('tokens_store_secret_hash_key').on(t.store, t.secretHash),
+    check('tokens_kind_check', sql`${t.kind} in ('admin', 'storefront')`),
+  ],
+);
+
+export const products = pgTable(
+  'products',
+  {
+    store: store(),
+    id: id(),
+    status: text('status', { enum: ['DRAFT', 'ACTIVE'] }).notNull().default('DRAFT'),
+    name: text('name').notNull(),
+    slug: text('slug').notNull(),
+    description: text('description').notNull().default(''),
+    price: integer('price').notNull(),
+    originalPrice: integer('original_price'),
+    quantity: integer('quantity').notNull(),
+    sku: text('sku').notNull(),
+    createdAt: createdAt(),
+    updatedAt: ts('updated_at'),
+    deletedAt: ts('deleted_at'),
+  },
+  (t) => [
+    primaryKey({ columns: [t.store, t.id] }),
+    uniqueIndex('products_store_slug_key').on(t.store, t.slug).where(sql`${t.deletedAt} is null`),
+    index('products_store_created_at_idx').on(t.store, t.createdAt.desc(), t.id.desc()),
+    index('products_store_price_idx').on(t.store, t.price, t.id),
+    index('products_store_name_idx').on(t.store, t.name, t.id),
+    check('products_status_check', sql`${t.status} in ('DRAFT', 'ACTIVE')`),
+    check('products_price_check', sql`${t.price} >= 0`),
+    check('products_original_price_check', sql`${t.originalPrice} >= 0`),
+    // The last line of defence against overselling: stock can never go below zero.
+    check('products_quantity_check', sql`${t.quantity} >= 0`),
+  ],
+);
+
+export const collections = pgTable(
+  'collections',
+  {
+    store: store(),
+    id: id(),
+    name: text('name').notNull(),
+    slug: text('slug').notNull(),
+    description: text('description').notNull().default(''),
+    archived: boolean('archived').notNull().default(false),
+    createdAt: createdAt(),
+    updatedAt: ts('updated_at'),
+    deletedAt: ts('deleted_at'),
+  },
+  (t) => [
+    primaryKey({ columns: [t.store, t.id] }),
+    uniqueIndex('collections_store_slug_key').on(t.store, t.slug).where(sql`${t.deletedAt} is null`),
+    index('collections_store_created_at_idx').on(t.store, t.createdAt, t.id),
+  ],
+);
+
+/** Many products per collection and many collections per product. */
+export const collectionProducts = pgTable(
+  'collection_products',
+  {
+    store: store(),
+    collectionId: uuid('collection_id').notNull(),
+    productId: uuid('product_id').notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.store, t.collectionId, t.productId] }),
+    foreignKey({ columns: [t.store, t.collectionId], foreignColumns: [collections.store, collections.id] }),
+    foreignKey({ columns: [t.store, t.productId], foreignColumns: [products.store, products.id] }),
+    index('collection_products_store_product_idx').on(t.store, t.productId),
+  ],
+);
+
+/** Collection hierarchy: a collection may have several parents; cycles are refused. */
+export const collectionParents = pgTable(
+  'collection_parents',
+  {
+    store: store(),
+    childId: uuid('child_id').notNull(),
+    parentId: uuid('parent_id').notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.store, t.childId, t.parentId] }),
+    foreignKey({ columns: [t.store, t.childId], foreignColumns: [collections.store, collections.id] }),
+    foreignKey({ columns: [t.store, t.parentId], foreignColumns: [collections.store, collections.id] }),
+    index('collection_parents_store_parent_idx').on(t.store, t.parentId),
+    check('collection_parents_not_self_check', sql`${t.childId} <> ${t.parentId}`),
+  ],
+);
+
+export const carts = pgTable(
+  'carts',
+  {
+    store: store(),
+    id: id(),
+    status: text('status', { enum: ['PENDING', 'COMPLETED', 'EXPIRED'] }).notNull().default('PENDING'),
+    customerId: uuid('customer_id'),
+    addressId: uuid('address_id'),
+    createdAt: createdAt(),
+    updatedAt: ts('updated_at'),
+    deletedAt: ts('deleted_at'),
+    expiresAt: ts('expires_at').notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.store, t.id] }),
+    // The expiry job walks this per store, oldest first, in batches.
+    index('carts_store_pending_expires_at_idx')
+      .on(t.store, t.expiresAt)
+      .where(sql`${t.status} = 'PENDING' and ${t.deletedAt} is null`),
+    index('carts_store_expires_at_idx').on(t.store, t.expiresAt),
+    check('carts_status_check', sql`${t.status} in ('PENDING', 'COMPLETED', 'EXPIRED')`),
+  ],
+);
+
+export const cartLines = pgTable(
+  'cart_lines',
+  {
+    store: store(),
+    cartId: uuid('cart_id').notNull(),
+    productId: uuid('product_id').notNull(),
+    quantity: integer('quantity').notNull(),
+    createdAt: createdAt(),
+    updatedAt: ts('updated_at'),
+  },
+  (t) => [
+    primaryKey({ columns: [t.store, t.cartId, t.productId] }),
+    foreignKey({ columns: [t.store, t.cartId], foreignColumns: [carts.store, carts.id] }),
+    foreignKey({ columns: [t.store, t.productId], foreignColumns: [products.store, products.id] }),
+    check('cart_lines_quantity_check', sql`${t.quantity} > 0`),
+  ],
+);
+
+export const addresses = pgTable(
+  'addresses',
+  {
+    store: store(),
+    id: id(),
+    customerId: uuid('customer_id').notNull(),
+    alias: text('alias').notNull().default(''),
+    zipcode: text('zipcode').notNull(),
+    street: text('street').notNull(),
+    state: text('state').notNull(),
+    city: text('city').notNull(),
+    country: text('country').notNull(),
+    neightborhood: text('neightborhood').notNull().default(''),
+    number: text('number').notNull(),
+    complement: text('complement').notNull().default(''),
+    createdAt: createdAt(),
+    updatedAt: ts('updated_at'),
+    deletedAt: ts('deleted_at'),
+  },
+  (t) => [
+    primaryKey({ columns: [t.store, t.id] }),
+    index('addresses_store_customer_idx').on(t.store, t.customerId, t.createdAt.desc(), t.id.desc()),
+  ],
+);
+
+export const orders = pgTable(
+  'orders',
+  {
+    store: store(),
+    id: id(),
+    customerId: uuid('customer_id').notNull(),
+    addressId: uuid('address_id').notNull(),
+    /** The cart this order was made from, if any. Unique: a cart becomes at most one order. */
+    cartId: uuid('cart_id'),
+    status: text('status', { enum: ['CREATED', 'PAID', 'FULFILLED', 'CANCELLED'] }).notNull().default('CREATED'),
+    price: bigint('price', { mode: 'number' }).notNull(),
+    originalPrice: bigint('original_price', { mode: 'number' }),
+    createdAt: createdAt(),
+    updatedAt: ts('updated_at'),
+    deletedAt: ts('deleted_at'),
+  },
+  (t) => [
+    primaryKey({ columns: [t.store, t.id] }),
+    foreignKey({ columns: [t.store, t.addressId], foreignColumns: [addresses.store, addresses.id] }),
+    foreignKey({ columns: [t.store, t.cartId], foreignColumns: [carts.store, carts.id] }),
+    uniqueIndex('orders_store_cart_key').on(t.store, t.cartId).where(sql`${t.cartId} is not null`),
+    index('orders_store_customer_created_idx').on(t.store, t.customerId, t.createdAt.desc(), t.id.desc()),
+    index('orders_store_status_created_idx').on(t.store, t.status, t.createdAt.desc()),
+    index('orders_store_created_idx').on(t.store, t.createdAt.desc(), t.id.desc()),
+    check('orders_status_check', sql`${t.status} in ('CREATED', 'PAID', 'FULFILLED', 'CANCELLED')`),
+  ],
+);
+
+/** The product as it was when ordered, kept whole so later edits do not change past orders. */
+export interface ProductSnapshot {
+  id: string;
+  store: string;
+  status: string;
+  name: string;
+  slug: string;
+  description: string;
+  price: number;
+  originalPrice: number | null;
+  quantity: number;
+  sku: string;
+  createdAt: string;
+  updatedAt: string | null;
+  deletedAt: string | null;
+}
+
+export const orderLines = pgTable(
+  'order_lines',
+  {
+    store: store(),
+    orderId: uuid('order_id').notNull(),
+    productId: uuid('product_id').notNull(),
+    quantity: integer('quantity').notNull(),
+    unitPrice: integer('unit_price').notNull(),
+    linePrice: bigint('line_price', { mode: 'number' }).notNull(),
+    product: jsonb('product').$type<ProductSnapshot>().notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.store, t.orderId, t.productId] }),
+    foreignKey({ columns: [t.store, t.orderId], foreignColumns: [orders.store, orders.id] }),
+    foreignKey({ columns: [t.store, t.productId], foreignColumns: [products.store, products.id] }),
+    index('order_lines_store_product_idx').on(t.store, t.productId),
+    check('order_lines_quantity_check', sql`${t.quantity} > 0`),
+  ],
+);
+
+/**
+ * Safe retries: the first completed answer per store and key. A row in state `running` is a
+ * request still in flight; its lease lets a retry take over after a crash.
+ */
+export const idempotencyKeys = pgTable(
+  'idempotency_keys',
+  {
+    store: store(),
+    key: text('key').notNull(),
+    fingerprint: text('fingerprint').notNull(),
+    state: text('state', { enum: ['running', 'done'] }).notNull(),
+    responseStatus: integer('response_status'),
+    responseBody: text('response_body'),
+    createdAt: createdAt(),
+    leaseUntil: ts('lease_until').notNull(),
+    expiresAt: ts('expires_at').notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.store, t.key] }),
+    index('idempotency_keys_store_expires_at_idx').on(t.store, t.expiresAt),
+  ],
+);

@@ -1,0 +1,100 @@
+/** Catalog administration under /v1/admin: products, collections and membership. */
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { storeOf } from '../../plugins/auth.js';
+import { errorResponses } from '../../lib/http-schemas.js';
+import * as S from './schemas.js';
+import * as admin from './admin-service.js';
+
+const security = [{ bearer: [] }];
+const tags = ['admin'];
+const config = { auth: 'admin' as const };
+
+const catalogAdminRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  app.get(
+    '/v1/admin/products',
+    { config, schema: { tags, security, summary: 'List products of any status', querystring: S.AdminListProductsQuery, response: { 200: S.AdminProductList, ...errorResponses([]) } } },
+    async (request) => admin.listAdminProducts(app.db, storeOf(request), request.query),
+  );
+  app.get(
+    '/v1/admin/products/:id',
+    { config, schema: { tags, security, summary: 'Get a product', params: S.IdParams, response: { 200: S.AdminProductEnvelope, ...errorResponses(['NOT_FOUND']) } } },
+    async (request) => admin.getAdminProduct(app.db, storeOf(request), request.params.id),
+  );
+  app.post(
+    '/v1/admin/products',
+    {
+      config,
+      schema: { tags, security, summary: 'Create a product (DRAFT unless a status is given)', body: S.CreateProductBody, response: { 201: S.AdminProductEnvelope, ...errorResponses(['CONFLICT']) } },
+    },
+    async (request, reply) => reply.code(201).send(await admin.createProduct(app.db, storeOf(request), request.body)),
+  );
+  app.patch(
+    '/v1/admin/products/:id',
+    {
+      config,
+      schema: { tags, security, summary: 'Change a product', params: S.IdParams, body: S.UpdateProductBody, response: { 200: S.AdminProductEnvelope, ...errorResponses(['NOT_FOUND', 'CONFLICT']) } },
+    },
+    async (request) => admin.updateProduct(app.db, storeOf(request), request.params.id, request.body),
+  );
+  app.delete(
+    '/v1/admin/products/:id',
+    { config, schema: { tags, security, summary: 'Delete a product (soft)', params: S.IdParams, response: { 200: S.AdminProductEnvelope, ...errorResponses(['NOT_FOUND']) } } },
+    async (request) => admin.deleteProduct(app.db, storeOf(request), request.params.id),
+  );
+
+  app.get(
+    '/v1/admin/collections',
+    { config, schema: { tags, security, summary: 'List collections, archived ones included', querystring: S.PageQuery, response: { 200: S.AdminCollectionList, ...errorResponses([]) } } },
+    async (request) => admin.listAdminCollections(app.db, storeOf(request), request.query),
+  );
+  app.get(
+    '/v1/admin/collections/:id',
+    { config, schema: { tags, security, summary: 'Get a collection', params: S.IdParams, response: { 200: S.AdminCollectionEnvelope, ...errorResponses(['NOT_FOUND']) } } },
+    async (request) => admin.getAdminCollection(app.db, storeOf(request), request.params.id),
+  );
+  app.post(
+    '/v1/admin/collections',
+    {
+      config,
+      schema: {
+        tags, security, summary: 'Create a collection', body: S.CreateCollectionBody,
+        response: { 201: S.AdminCollectionEnvelope, ...errorResponses(['NOT_FOUND', 'CONFLICT', 'COLLECTION_CYCLE']) },
+      },
+    },
+    async (request, reply) => reply.code(201).send(await admin.createCollection(app.db, storeOf(request), request.body)),
+  );
+  app.patch(
+    '/v1/admin/collections/:id',
+    {
+      config,
+      schema: {
+        tags, security, summary: 'Change, archive or re-parent a collection', params: S.IdParams, body: S.UpdateCollectionBody,
+        response: { 200: S.AdminCollectionEnvelope, ...errorResponses(['NOT_FOUND', 'CONFLICT', 'COLLECTION_CYCLE']) },
+      },
+    },
+    async (request) => admin.updateCollection(app.db, storeOf(request), request.params.id, request.body),
+  );
+  app.delete(
+    '/v1/admin/collections/:id',
+    { config, schema: { tags, security, summary: 'Delete a collection (soft)', params: S.IdParams, response: { 200: S.AdminCollectionEnvelope, ...errorResponses(['NOT_FOUND']) } } },
+    async (request) => admin.deleteCollection(app.db, storeOf(request), request.params.id),
+  );
+  app.post(
+    '/v1/admin/collections/:id/products',
+    {
+      config,
+      schema: { tags, security, summary: 'Put a product in a collection', params: S.IdParams, body: S.ProductRefBody, response: { 200: S.AdminCollectionEnvelope, ...errorResponses(['NOT_FOUND']) } },
+    },
+    async (request) => admin.addProductToCollection(app.db, storeOf(request), request.params.id, request.body.id),
+  );
+  app.delete(
+    '/v1/admin/collections/:id/products/:pid',
+    {
+      config,
+      schema: { tags, security, summary: 'Take a product out of a collection', params: S.CollectionProductParams, response: { 200: S.AdminCollectionEnvelope, ...errorResponses(['NOT_FOUND']) } },
+    },
+    async (request) => admin.removeProductFromCollection(app.db, storeOf(request), request.params.id, request.params.pid),
+  );
+};
+
+export default catalogAdminRoutes;

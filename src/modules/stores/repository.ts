@@ -1,0 +1,48 @@
+import { and, eq, isNull, sql } from 'drizzle-orm';
+import type { Executor } from '../../db/client.js';
+import { stores, tokens } from '../../db/schema.js';
+import type { TokenKind } from './tokens.js';
+
+export type StoreRow = typeof stores.$inferSelect;
+export type TokenRow = typeof tokens.$inferSelect;
+
+export async function insertStore(db: Executor, slug: string, name: string): Promise<StoreRow> {
+  const [row] = await db.insert(stores).values({ slug, name }).returning();
+  return row!;
+}
+
+export async function findStore(db: Executor, slug: string): Promise<StoreRow | undefined> {
+  const [row] = await db.select().from(stores).where(eq(stores.slug, slug));
+  return row;
+}
+
+export async function countStores(db: Executor): Promise<number> {
+  const [row] = await db.select({ n: sql<number>`count(*)::int` }).from(stores);
+  return row?.n ?? 0;
+}
+
+export async function insertToken(db: Executor, store: string, kind: TokenKind, secretHash: string): Promise<TokenRow> {
+  const [row] = await db.insert(tokens).values({ store, kind, secretHash }).returning();
+  return row!;
+}
+
+export async function findActiveToken(db: Executor, store: string, secretHash: string): Promise<Pick<TokenRow, 'id' | 'kind'> | undefined> {
+  const [row] = await db
+    .select({ id: tokens.id, kind: tokens.kind })
+    .from(tokens)
+    .where(and(eq(tokens.store, store), eq(tokens.secretHash, secretHash), isNull(tokens.revokedAt)));
+  return row;
+}
+
+export async function revokeToken(db: Executor, store: string, id: string): Promise<TokenRow | undefined> {
+  const [row] = await db
+    .update(tokens)
+    .set({ revokedAt: sql`coalesce(${tokens.revokedAt}, now())` })
+    .where(and(eq(tokens.store, store), eq(tokens.id, id)))
+    .returning();
+  return row;
+}
+
+export async function listTokens(db: Executor, store: string): Promise<TokenRow[]> {
+  return db.select().from(tokens).where(eq(tokens.store, store)).orderBy(tokens.createdAt);
+}

@@ -1,0 +1,81 @@
+import type { Database } from '../../db/client.js';
+import { postgresErrorCode } from '../../db/errors.js';
+import { AppError } from '../../plugins/errors.js';
+import { toIso } from '../../lib/time.js';
+import * as repo from './repository.js';
+import { hashSecret, newSecret, storeOfSecret, type TokenKind } from './tokens.js';
+
+export const STORE_SLUG_PATTERN = /^[a-z0-9][a-z0-9-]{1,62}$/;
+
+export interface StoreView {
+  slug: string;
+  name: string;
+  createdAt: string;
+}
+
+export interface TokenView {
+  id: string;
+  kind: TokenKind;
+  createdAt: string;
+  revokedAt: string | null;
+}
+
+export interface CreatedStore {
+  store: StoreView;
+  tokens: { admin: string; storefront: string };
+}
+
+/** Creates a store with one admin and one storefront token; their secrets are returned once. */
+export async function createStore(db: Database, slug: string, name?: string): Promise<CreatedStore> {
+  if (!STORE_SLUG_PATTERN.test(slug)) {
+    throw new AppError('VALIDATION_FAILED', 'slug must match ^[a-z0-9][a-z0-9-]{1,62}$');
+  }
+  try {
+    return await db.transaction(async (tx) => {
+      const store = await repo.insertStore(tx, slug, name ?? slug);
+      const admin = newSecret('admin', slug);
+      const storefront = newSecret('storefront', slug);
+      await repo.insertToken(tx, slug, 'admin', hashSecret(admin));
+      await repo.insertToken(tx, slug, 'storefront', hashSecret(storefront));
+      return { store: storeView(store), tokens: { admin, storefront } };
+    });
+  } catch (error) {
+    if (postgresErrorCode(error) === '23505') throw new AppError('CONFLICT', `a store with slug "${slug}" already exists`);
+    throw error;
+  }
+}
+
+/** Issues a new token of a store; its secret is returned once. */
+export async function createToken(db: Database, store: string, kind: TokenKind): Promise<{ token: TokenView; secret: string }> {
+  if (!(await repo.findStore(db, store))) throw new AppError('NOT_FOUND', `store "${store}" not found`);
+  const secret = newSecret(kind, store);
+  const row = await repo.insertToken(db, store, kind, hashSecret(secret));
+  return { token: tokenView(row), secret };
+}
+
+/** Revokes a token; it stops working at the next request, in every process. */
+export async function revokeToken(db: Database, store: string, id: string): Promise<TokenView> {
+  const row = await repo.revokeToken(db, store, id);
+  if (!row) throw new AppError('NOT_FOUND', `token ${id} not found`);
+  return tokenView(row);
+}
+
+export async function listTokens(db: Database, store: string): Promise<TokenView[]> {
+  return (await repo.listTokens(db, store)).map(tokenView);
+}
+
+/** The store and kind of a live token secret, or undefined for an unknown or revoked one. */
+export async function authenticateSecret(db: Database, secret: string) {
+  const store = storeOfSecret(secret);
+  if (!store) return undefined;
+  const token = await repo.findActiveToken(db, store, hashSecret(secret));
+  return token ? { store, kind: token.kind, tokenId: token.id } : undefined;
+}
+
+function storeView(row: repo.StoreRow): StoreView {
+  return { slug: row.slug, name: row.name, createdAt: toIso(row.createdAt) };
+}
+
+function tokenView(row: repo.TokenRow): TokenView {
+  return { id: row.id, kind: row.kind, createdAt: toIso(row.createdAt), revokedAt: row.revokedAt ? toIso(row.revokedAt) : null };
+}

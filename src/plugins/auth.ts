@@ -1,0 +1,72 @@
+/**
+ * Bearer tokens and tenancy. A route declares who may call it (`config.auth`); the store of every
+ * request comes from its token, never from the request itself.
+ */
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
+import { AppError } from './errors.js';
+import { authenticateSecret } from '../modules/stores/service.js';
+import { secretsEqual } from '../modules/stores/tokens.js';
+
+/** `root`: the platform operator. `admin`: one store's admin API. `storefront`: its storefront. */
+export type AuthRequirement = 'root' | 'admin' | 'storefront';
+
+export type Principal = { kind: 'root' } | { kind: 'admin' | 'storefront'; store: string; tokenId: string };
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    auth?: AuthRequirement;
+  }
+  interface FastifyRequest {
+    principal: Principal | null;
+  }
+}
+
+const ALLOWED: Record<AuthRequirement, ReadonlyArray<Principal['kind']>> = {
+  root: ['root'],
+  admin: ['admin'],
+  storefront: ['admin', 'storefront'],
+};
+
+/** The store of an authenticated store request. */
+export function storeOf(request: FastifyRequest): string {
+  const principal = request.principal;
+  if (!principal || principal.kind === 'root') throw new AppError('FORBIDDEN', 'this route needs a store token');
+  return principal.store;
+}
+
+function bearerOf(request: FastifyRequest): string | undefined {
+  const header = request.headers.authorization;
+  if (!header) return undefined;
+  const match = /^Bearer +([^\s]+) *$/i.exec(header);
+  if (!match) throw unauthorized('the Authorization header must be "Bearer <token>"', 'invalid_request');
+  return match[1];
+}
+
+function unauthorized(detail: string, error?: string): AppError {
+  const challenge = error ? `Bearer realm="storefront", error="${error}"` : 'Bearer realm="storefront"';
+  return new AppError('UNAUTHORIZED', detail, { headers: { 'www-authenticate': challenge } });
+}
+
+export default fp(
+  async (app: FastifyInstance, options: { rootToken: string | undefined }) => {
+    app.decorateRequest('principal', null);
+    app.addHook('onRequest', async (request) => {
+      const required = request.routeOptions.config.auth;
+      if (!required) return;
+      const secret = bearerOf(request);
+      if (!secret) throw unauthorized('send Authorization: Bearer <token>');
+      let principal: Principal | undefined;
+      if (options.rootToken && secretsEqual(secret, options.rootToken)) principal = { kind: 'root' };
+      else principal = await authenticateSecret(app.db, secret);
+      if (!principal) throw unauthorized('the token is unknown or was revoked', 'invalid_token');
+      if (!ALLOWED[required].includes(principal.kind)) {
+        throw new AppError('FORBIDDEN', `a ${principal.kind} token may not use this route; it needs a ${required} token`, {
+          headers: { 'www-authenticate': 'Bearer realm="storefront", error="insufficient_scope"' },
+        });
+      }
+      request.principal = principal;
+    });
+  },
+  { name: 'auth', dependencies: ['errors'] },
+);

@@ -1,0 +1,183 @@
+/**
+ * One error type, one code-to-status map, one handler: every error leaves as RFC 9457
+ * application/problem+json `{type, title, status, detail, code, instance, errors?}`.
+ * Expected business failures are AppErrors; anything else is mapped here and a 5xx never shows
+ * internals.
+ */
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
+import { isDatabaseUnavailable, postgresErrorCode } from '../db/errors.js';
+
+export const ERROR_STATUS = {
+  VALIDATION_FAILED: 400,
+  UNAUTHORIZED: 401,
+  FORBIDDEN: 403,
+  NOT_FOUND: 404,
+  CONFLICT: 409,
+  CART_NOT_PENDING: 409,
+  CART_EXPIRED: 409,
+  INVALID_TRANSITION: 409,
+  IDEMPOTENCY_KEY_IN_USE: 409,
+  PAYLOAD_TOO_LARGE: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  PRODUCT_UNAVAILABLE: 422,
+  INSUFFICIENT_STOCK: 422,
+  ADDRESS_NOT_FOUND: 422,
+  IDEMPOTENCY_KEY_REUSED: 422,
+  COLLECTION_CYCLE: 422,
+  RATE_LIMITED: 429,
+  INTERNAL: 500,
+  SERVICE_UNAVAILABLE: 503,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+const TITLES: Record<ErrorCode, string> = {
+  VALIDATION_FAILED: 'The request is not valid',
+  UNAUTHORIZED: 'Authentication required',
+  FORBIDDEN: 'This token may not use this route',
+  NOT_FOUND: 'Not found',
+  CONFLICT: 'Conflict with the current state',
+  CART_NOT_PENDING: 'The cart is no longer pending',
+  CART_EXPIRED: 'The cart has expired',
+  INVALID_TRANSITION: 'The status change is not allowed',
+  IDEMPOTENCY_KEY_IN_USE: 'A request with this Idempotency-Key is still running',
+  PAYLOAD_TOO_LARGE: 'The request body is too large',
+  UNSUPPORTED_MEDIA_TYPE: 'The request body must be JSON',
+  PRODUCT_UNAVAILABLE: 'A product is not available',
+  INSUFFICIENT_STOCK: 'Not enough stock',
+  ADDRESS_NOT_FOUND: 'The address does not belong to this customer',
+  IDEMPOTENCY_KEY_REUSED: 'The Idempotency-Key was used with another request',
+  COLLECTION_CYCLE: 'The collection hierarchy would contain a cycle',
+  RATE_LIMITED: 'Too many requests',
+  INTERNAL: 'Internal error',
+  SERVICE_UNAVAILABLE: 'The service is unavailable',
+};
+
+export interface ProblemExtra {
+  /** Field problems, or one `{productId, requested, available}` entry per product for stock. */
+  errors?: unknown[];
+  headers?: Record<string, string>;
+}
+
+export class AppError extends Error {
+  readonly status: number;
+
+  constructor(
+    readonly code: ErrorCode,
+    readonly detail: string,
+    readonly extra: ProblemExtra = {},
+  ) {
+    super(detail);
+    this.name = 'AppError';
+    this.status = ERROR_STATUS[code];
+  }
+}
+
+export interface Problem {
+  type: string;
+  title: string;
+  status: number;
+  detail: string;
+  code: ErrorCode;
+  instance: string;
+  errors?: unknown[];
+}
+
+export function problemOf(error: AppError, requestId: string): Problem {
+  const body: Problem = {
+    type: `urn:storefront:problem:${error.code.toLowerCase().replaceAll('_', '-')}`,
+    title: TITLES[error.code],
+    status: error.status,
+    detail: error.detail,
+    code: error.code,
+    instance: `urn:request:${requestId}`,
+  };
+  if (error.extra.errors) body.errors = error.extra.errors;
+  return body;
+}
+
+export function sendProblem(reply: FastifyReply, error: AppError): FastifyReply {
+  for (const [name, value] of Object.entries(error.extra.headers ?? {})) reply.header(name, value);
+  return reply.code(error.status).type('application/problem+json; charset=utf-8').send(problemOf(error, reply.request.id));
+}
+
+/** Maps whatever was thrown to the AppError that describes it to the client. */
+export function toAppError(error: unknown): AppError {
+  if (error instanceof AppError) return error;
+  const fastifyError = error as Partial<FastifyError> & { validation?: ValidationIssue[]; validationContext?: string };
+  if (fastifyError.validation) return validationError(fastifyError.validation, fastifyError.validationContext ?? 'request');
+  if (isDatabaseUnavailable(error)) {
+    return new AppError('SERVICE_UNAVAILABLE', 'the database is not answering; retry shortly', { headers: { 'retry-after': '1' } });
+  }
+  switch (postgresErrorCode(error)) {
+    case '23505':
+      return new AppError('CONFLICT', 'a record with the same unique value already exists');
+    case '40001':
+    case '40P01':
+      return new AppError('SERVICE_UNAVAILABLE', 'the request collided with a concurrent one; retry it', { headers: { 'retry-after': '1' } });
+  }
+  switch (fastifyError.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new AppError('PAYLOAD_TOO_LARGE', 'the request body is larger than 1 MiB');
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new AppError('UNSUPPORTED_MEDIA_TYPE', 'send the body as Content-Type: application/json');
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return new AppError('VALIDATION_FAILED', 'the body is empty; send a JSON object');
+  }
+  const status = fastifyError.statusCode ?? 500;
+  if (error instanceof SyntaxError || (status === 400 && /json/i.test(fastifyError.message ?? ''))) {
+    return new AppError('VALIDATION_FAILED', 'the body is not valid JSON');
+  }
+  if (status === 413) return new AppError('PAYLOAD_TOO_LARGE', 'the request is too large');
+  if (status === 415) return new AppError('UNSUPPORTED_MEDIA_TYPE', 'send the body as Content-Type: application/json');
+  if (status === 404) return new AppError('NOT_FOUND', 'not found');
+  if (status === 429) return new AppError('RATE_LIMITED', 'too many requests');
+  if (status === 503) return new AppError('SERVICE_UNAVAILABLE', 'the service is unavailable; retry shortly');
+  if (status >= 400 && status < 500) return new AppError('VALIDATION_FAILED', fastifyError.message ?? 'the request is not valid');
+  return new AppError('INTERNAL', 'an internal error occurred; it has been logged');
+}
+
+interface ValidationIssue {
+  instancePath: string;
+  keyword: string;
+  message?: string;
+  params: Record<string, unknown>;
+}
+
+function validationError(issues: ValidationIssue[], context: string): AppError {
+  const errors = issues.map((issue) => {
+    let field = `${context}${issue.instancePath.replaceAll('/', '.')}`;
+    if (issue.keyword === 'required') field += `.${String(issue.params.missingProperty)}`;
+    if (issue.keyword === 'additionalProperties') field += `.${String(issue.params.additionalProperty)}`;
+    const message = issue.keyword === 'additionalProperties' ? 'is not a known field' : (issue.message ?? 'is not valid');
+    return { field, message };
+  });
+  const first = errors[0];
+  return new AppError('VALIDATION_FAILED', first ? `${first.field} ${first.message}` : 'the request is not valid', { errors });
+}
+
+function handleError(this: FastifyInstance, error: unknown, request: FastifyRequest, reply: FastifyReply) {
+  const appError = toAppError(error);
+  if (appError.status >= 500) request.log.error({ err: error }, 'request failed');
+  else request.log.info({ code: appError.code, detail: appError.detail }, 'request refused');
+  return sendProblem(reply, appError);
+}
+
+export default fp(
+  async (app: FastifyInstance) => {
+    app.setErrorHandler(handleError);
+    app.setNotFoundHandler((request, reply) => {
+      const path = request.url.split('?')[0] ?? '';
+      return sendProblem(reply, new AppError('NOT_FOUND', `no route ${request.method} ${path.slice(0, 200)}`));
+    });
+  },
+  { name: 'errors' },
+);
+
+/** Fastify's own early failures (a malformed URL) go through the same format. */
+export function frameworkErrors(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+  const appError = error.code === 'FST_ERR_BAD_URL' ? new AppError('VALIDATION_FAILED', 'the URL is not valid') : toAppError(error);
+  reply.header('x-request-id', request.id);
+  sendProblem(reply, appError);
+}

@@ -1,0 +1,63 @@
+/**
+ * The demo store, seeded on an empty database: a few collections (one nested, one archived) and
+ * about 30 products with HTML descriptions, among them one DRAFT, one in the archived collection
+ * and one sold out, so that every catalog rule can be tried by hand.
+ */
+import type { Database } from '../db/client.js';
+import * as catalog from '../modules/catalog/admin-service.js';
+import { countStores } from '../modules/stores/repository.js';
+import { createStore, type CreatedStore } from '../modules/stores/service.js';
+
+const COLLECTIONS = [
+  { slug: 'apparel', name: 'Apparel', description: '<p>Clothes for every day.</p>' },
+  { slug: 'shirts', name: 'Shirts', description: '<p>Linen, cotton and flannel shirts.</p>', parent: 'apparel' },
+  { slug: 'accessories', name: 'Accessories', description: '<p>Bags, belts and hats.</p>' },
+  { slug: 'home', name: 'Home', description: '<p>Things for the house.</p>' },
+  { slug: 'last-season', name: 'Last season', description: '<p>Archived: its products are hidden.</p>', archived: true },
+] as const;
+
+const ITEMS: Array<[name: string, collection: string, price: number]> = [
+  ['Linen shirt', 'shirts', 4990], ['Oxford shirt', 'shirts', 5490], ['Flannel shirt', 'shirts', 5990],
+  ['Denim shirt', 'shirts', 6490], ['Chambray shirt', 'shirts', 4590], ['Polo shirt', 'shirts', 3990],
+  ['Wool sweater', 'apparel', 8990], ['Cotton hoodie', 'apparel', 6990], ['Rain jacket', 'apparel', 12990],
+  ['Chino trousers', 'apparel', 7490], ['Running shorts', 'apparel', 2990], ['Wool socks', 'apparel', 1290],
+  ['Leather belt', 'accessories', 3490], ['Canvas tote', 'accessories', 1990], ['Sun hat', 'accessories', 2490],
+  ['Beanie', 'accessories', 1790], ['Backpack', 'accessories', 8990], ['Wallet', 'accessories', 3990],
+  ['Ceramic mug', 'home', 1490], ['Linen napkins', 'home', 2290], ['Scented candle', 'home', 1890],
+  ['Throw blanket', 'home', 6990], ['Teapot', 'home', 3590], ['Cutting board', 'home', 2790],
+  ['Desk lamp', 'home', 5990], ['Plant pot', 'home', 1590], ['Notebook', 'home', 990],
+  ['Water bottle', 'accessories', 2190], ['Umbrella', 'accessories', 2890], ['Old raincoat', 'last-season', 4990],
+];
+
+const slugify = (name: string) => name.toLowerCase().replace(/[^a-z0-9]+/g, '-');
+
+/** Seeds the demo store when the database has no store yet; answers its tokens, or undefined. */
+export async function seedDemoStore(db: Database): Promise<CreatedStore | undefined> {
+  if ((await countStores(db)) > 0) return undefined;
+  const created = await createStore(db, 'demo', 'Demo store');
+  const store = created.store.slug;
+  const collectionIds = new Map<string, string>();
+  for (const c of COLLECTIONS) {
+    const parents = 'parent' in c ? [collectionIds.get(c.parent)!] : undefined;
+    const { collection } = await catalog.createCollection(db, store, { slug: c.slug, name: c.name, description: c.description, parents });
+    collectionIds.set(c.slug, collection.id);
+  }
+  for (const [index, [name, collection, price]] of ITEMS.entries()) {
+    const slug = slugify(name);
+    const { product } = await catalog.createProduct(db, store, {
+      name,
+      slug,
+      sku: `DEMO-${String(index + 1).padStart(3, '0')}`,
+      price,
+      originalPrice: index % 5 === 0 ? Math.round(price * 1.25) : null,
+      // One sold out (the chambray shirt), one still a draft (the notebook).
+      quantity: slug === 'chambray-shirt' ? 0 : 5 + ((index * 7) % 40),
+      status: slug === 'notebook' ? 'DRAFT' : 'ACTIVE',
+      description: `<h2>${name}</h2><p>A demo product: <strong>${name.toLowerCase()}</strong>, made to last.</p><ul><li>SKU DEMO-${index + 1}</li></ul>`,
+    });
+    await catalog.addProductToCollection(db, store, collectionIds.get(collection)!, product.id);
+  }
+  // Archive last: products only it holds leave the storefront.
+  await catalog.updateCollection(db, store, collectionIds.get('last-season')!, { archived: true });
+  return created;
+}

@@ -1,0 +1,28 @@
+/** Runs once before the suite: makes the PGlite template, or empties and migrates TEST_DATABASE_URL. */
+import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { sql } from 'drizzle-orm';
+import { openDatabase } from '../../src/db/client.js';
+import { migrate } from '../../src/db/migrate.js';
+import { TEST_DATABASE_URL, templateDir } from './database.js';
+
+if (TEST_DATABASE_URL) {
+  const database = await openDatabase({ url: TEST_DATABASE_URL, poolSize: 1 });
+  await database.db.execute(sql`drop schema if exists public cascade`);
+  await database.db.execute(sql`create schema public`);
+  const applied = await migrate(database.db);
+  await database.close();
+  console.log(`test database ${TEST_DATABASE_URL.replace(/:[^:@/]*@/, ':***@')} reset; migrations: ${applied.join(', ')}`);
+} else {
+  const template = templateDir();
+  if (!existsSync(template)) {
+    const building = `${template}.building-${process.pid}`;
+    rmSync(building, { recursive: true, force: true });
+    mkdirSync(dirname(building), { recursive: true });
+    const database = await openDatabase({ dataDir: building });
+    await migrate(database.db);
+    await database.close();
+    renameSync(building, template);
+    console.log(`PGlite test template made at ${template}`);
+  }
+}
