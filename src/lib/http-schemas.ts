@@ -21,6 +21,9 @@ export function Nullable<T extends 'string' | 'integer' | 'number'>(
 export const NullableTimestamp = (description = 'ISO 8601 UTC timestamp with milliseconds, or null while unset') =>
   Nullable('string', { format: 'date-time', description });
 
+/** `:customer` is a UUID chosen by the client; anything else is 400. */
+export const CustomerParams = Type.Object({ customer: Uuid('customer id, chosen by the client') });
+
 /** Slugs of stores, products and collections. */
 export const SLUG_PATTERN = '^[a-z0-9](?:[a-z0-9-]{0,198}[a-z0-9])?$';
 export const Slug = (description = 'lower-case letters, digits and hyphens') =>
