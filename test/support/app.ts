@@ -14,7 +14,7 @@ export const ROOT_TOKEN = 'test-root-token-0123456789';
 
 export interface Reply {
   status: number;
-  headers: Record<string, string | string[] | undefined>;
+  headers: Record<string, string | string[] | number | undefined>;
   // Tests read answers field by field; the shapes are what the contract says.
   json: any;
   text: string;
