@@ -122,6 +122,8 @@ export function toAppError(error: unknown): AppError {
       return new AppError('PAYLOAD_TOO_LARGE', 'the request body is larger than 1 MiB');
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return new AppError('UNSUPPORTED_MEDIA_TYPE', 'send the body as Content-Type: application/json');
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return new AppError('VALIDATION_FAILED', 'the body is not valid JSON, or holds a forbidden key such as __proto__');
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
       return new AppError('VALIDATION_FAILED', 'the body is empty; send a JSON object');
   }

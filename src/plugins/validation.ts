@@ -31,6 +31,14 @@ export default fp(
   async (app: FastifyInstance) => {
     const bodyAjv = makeAjv({ coerceTypes: false });
     const urlAjv = makeAjv({ coerceTypes: 'array' });
+    // JSON is the only body this API takes: anything else is 415, including Fastify's default text/plain.
+    app.removeContentTypeParser('text/plain');
+    // An empty JSON body on a route without one (a DELETE from a client that always sends the header) is no body.
+    const parseJson = app.getDefaultJsonParser('error', 'error');
+    app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+      if (body === '' && (request.method === 'DELETE' || request.method === 'GET')) return done(null, undefined);
+      parseJson(request, body as string, done);
+    });
     app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? bodyAjv : urlAjv).compile(schema));
     app.addHook('preValidation', async (request) => {
       if (containsNul(request.params) || containsNul(request.query) || containsNul(request.body)) {
