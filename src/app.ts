@@ -16,6 +16,11 @@ import operationsRoutes from './modules/operations/routes.js';
 import storesAdminRoutes from './modules/stores/admin-routes.js';
 import catalogRoutes from './modules/catalog/routes.js';
 import catalogAdminRoutes from './modules/catalog/admin-routes.js';
+import cartRoutes from './modules/carts/routes.js';
+import { expireCarts } from './modules/carts/expiry-job.js';
+import idempotency from './modules/idempotency/plugin.js';
+import { purgeExpiredKeys } from './modules/idempotency/repository.js';
+import jobs from './plugins/jobs.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -60,10 +65,18 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(validation);
   await app.register(auth, { rootToken: options.config.rootToken });
   await app.register(openapi);
+  await app.register(idempotency);
+  await app.register(jobs, {
+    jobs: [
+      { name: 'cart-expiry', intervalSeconds: options.config.maintenanceIntervalSeconds, run: () => expireCarts(options.database.db) },
+      { name: 'idempotency-purge', intervalSeconds: options.config.maintenanceIntervalSeconds, run: () => purgeExpiredKeys(options.database.db) },
+    ],
+  });
 
   await app.register(operationsRoutes, { prefix: '/api' });
   await app.register(storesAdminRoutes, { prefix: '/api' });
   await app.register(catalogRoutes, { prefix: '/api' });
   await app.register(catalogAdminRoutes, { prefix: '/api' });
+  await app.register(cartRoutes, { prefix: '/api' });
   return app;
 }

@@ -12,6 +12,8 @@ export interface Config {
   rootToken: string | undefined;
   seedDemo: boolean;
   cartTtlSeconds: number;
+  /** How often expired carts are marked, old ones purged and expired idempotency keys deleted; 0 = never. */
+  maintenanceIntervalSeconds: number;
   logLevel: LogLevel;
   dbPoolSize: number;
   dbStatementTimeoutMs: number;
@@ -40,6 +42,7 @@ export function loadConfig(env: Env = process.env): Config {
     rootToken: read.optional('STOREFRONT_ROOT_TOKEN', (v) => v.length >= 16 && !/\s/.test(v), 'at least 16 characters, no spaces'),
     seedDemo: read.boolean('SEED_DEMO', true),
     cartTtlSeconds: read.integer('CART_TTL_SECONDS', 604800, 1, 10 * 365 * 86400),
+    maintenanceIntervalSeconds: read.integer('MAINTENANCE_INTERVAL_SECONDS', 60, 0, 86400),
     logLevel: read.oneOf('LOG_LEVEL', LOG_LEVELS, 'info'),
     dbPoolSize: read.integer('DB_POOL_SIZE', 10, 1, 1000),
     dbStatementTimeoutMs: read.integer('DB_STATEMENT_TIMEOUT_MS', 15000, 100, 600000),

@@ -37,7 +37,7 @@ export interface TestApp {
 
 /** Environment of every test app; a test may override any of it. */
 export function testEnv(overrides: Record<string, string> = {}): Record<string, string> {
-  return { STOREFRONT_ROOT_TOKEN: ROOT_TOKEN, SEED_DEMO: 'false', LOG_LEVEL: 'silent', ...overrides };
+  return { STOREFRONT_ROOT_TOKEN: ROOT_TOKEN, SEED_DEMO: 'false', LOG_LEVEL: 'silent', MAINTENANCE_INTERVAL_SECONDS: '0', ...overrides };
 }
 
 /** Starts the app for this test file and closes it (and its database) when the file ends. */
