@@ -17,6 +17,9 @@ import storesAdminRoutes from './modules/stores/admin-routes.js';
 import catalogRoutes from './modules/catalog/routes.js';
 import catalogAdminRoutes from './modules/catalog/admin-routes.js';
 import cartRoutes from './modules/carts/routes.js';
+import addressRoutes from './modules/addresses/routes.js';
+import orderRoutes from './modules/orders/routes.js';
+import orderAdminRoutes from './modules/orders/admin-routes.js';
 import { expireCarts } from './modules/carts/expiry-job.js';
 import idempotency from './modules/idempotency/plugin.js';
 import { purgeExpiredKeys } from './modules/idempotency/repository.js';
@@ -78,5 +81,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(catalogRoutes, { prefix: '/api' });
   await app.register(catalogAdminRoutes, { prefix: '/api' });
   await app.register(cartRoutes, { prefix: '/api' });
+  await app.register(addressRoutes, { prefix: '/api' });
+  await app.register(orderRoutes, { prefix: '/api' });
+  await app.register(orderAdminRoutes, { prefix: '/api' });
   return app;
 }

@@ -236,7 +236,7 @@ export const orders = pgTable(
 export interface ProductSnapshot {
   id: string;
   store: string;
-  status: string;
+  status: 'DRAFT' | 'ACTIVE';
   name: string;
   slug: string;
   description: string;

@@ -16,6 +16,8 @@ export type Principal = { kind: 'root' } | { kind: 'admin' | 'storefront'; store
 declare module 'fastify' {
   interface FastifyContextConfig {
     auth?: AuthRequirement;
+    /** Order creation: the tighter ORDER_RATE_LIMIT_PER_MINUTE applies, per token and customer. */
+    orderLimit?: boolean;
   }
   interface FastifyRequest {
     principal: Principal | null;

@@ -1,0 +1,46 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { Limit, NullableTimestamp, Offset, Timestamp, Uuid } from '../../lib/http-schemas.js';
+
+const Required = (example: string) => Type.String({ minLength: 1, maxLength: 255, examples: [example] });
+const Optional = (example: string) => Type.Optional(Type.String({ maxLength: 255, default: '', examples: [example] }));
+
+export const AddressInput = Type.Object(
+  {
+    alias: Optional('home'),
+    zipcode: Required('01001-000'),
+    street: Required('Rua Augusta'),
+    state: Required('SP'),
+    city: Required('São Paulo'),
+    country: Required('BR'),
+    neightborhood: Optional('Consolação'),
+    number: Required('1508'),
+    complement: Optional('apt 12'),
+  },
+  { additionalProperties: false },
+);
+export type AddressInput = Static<typeof AddressInput>;
+
+export const CreateAddressBody = Type.Object({ address: AddressInput }, { additionalProperties: false });
+
+export const Address = Type.Object({
+  id: Uuid('address id'),
+  store: Type.String({ examples: ['demo'] }),
+  customerId: Uuid('customer id'),
+  alias: Type.String(),
+  zipcode: Type.String(),
+  street: Type.String(),
+  state: Type.String(),
+  city: Type.String(),
+  country: Type.String(),
+  neightborhood: Type.String({ description: 'spelled so by the contract' }),
+  number: Type.String(),
+  complement: Type.String(),
+  createdAt: Timestamp(),
+  updatedAt: NullableTimestamp(),
+  deletedAt: NullableTimestamp(),
+});
+export type AddressView = Static<typeof Address>;
+
+export const AddressEnvelope = Type.Object({ address: Address });
+export const AddressList = Type.Object({ addresses: Type.Array(Address), total: Type.Integer() });
+export const AddressListQuery = Type.Object({ limit: Type.Optional(Limit), offset: Type.Optional(Offset) }, { additionalProperties: false });

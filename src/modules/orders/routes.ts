@@ -1,0 +1,49 @@
+/** Customer orders: POST and GET /v1/:customer/orders, GET /v1/:customer/orders/:id. */
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { storeOf } from '../../plugins/auth.js';
+import { CustomerParams, errorResponses } from '../../lib/http-schemas.js';
+import * as S from './schemas.js';
+import * as orders from './service.js';
+
+const security = [{ bearer: [] }];
+const tags = ['orders'];
+
+const orderRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  app.post(
+    '/v1/:customer/orders',
+    {
+      config: { auth: 'storefront', idempotent: true, orderLimit: true },
+      schema: {
+        tags, security, summary: 'Place an order',
+        description:
+          'From exactly one of a PENDING cart (`id`) or a product list (`products`), to an address of the customer. ' +
+          'All or nothing: every line visible and in stock, or 422 with one `errors` entry per failing product.',
+        params: CustomerParams, body: S.CreateOrderBody,
+        response: {
+          201: S.OrderEnvelope,
+          ...errorResponses(['NOT_FOUND', 'CART_EXPIRED', 'CART_NOT_PENDING', 'ADDRESS_NOT_FOUND', 'INSUFFICIENT_STOCK', 'PRODUCT_UNAVAILABLE', 'IDEMPOTENCY_KEY_REUSED', 'IDEMPOTENCY_KEY_IN_USE']),
+        },
+      },
+    },
+    async (request, reply) =>
+      reply.code(201).send(await orders.placeOrder(app.db, storeOf(request), request.params.customer, request.body, request.idempotency)),
+  );
+  app.get(
+    '/v1/:customer/orders',
+    {
+      config: { auth: 'storefront' },
+      schema: { tags, security, summary: "List the customer's orders (newest first)", params: CustomerParams, querystring: S.OrderListQuery, response: { 200: S.OrderList, ...errorResponses([]) } },
+    },
+    async (request) => orders.listCustomerOrders(app.db, storeOf(request), request.params.customer, request.query),
+  );
+  app.get(
+    '/v1/:customer/orders/:id',
+    {
+      config: { auth: 'storefront' },
+      schema: { tags, security, summary: 'Get one order of the customer', params: S.CustomerOrderParams, response: { 200: S.OrderEnvelope, ...errorResponses(['NOT_FOUND']) } },
+    },
+    async (request) => orders.getCustomerOrder(app.db, storeOf(request), request.params.customer, request.params.id),
+  );
+};
+
+export default orderRoutes;

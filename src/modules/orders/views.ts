@@ -1,0 +1,23 @@
+import { toIso, toIsoOrNull } from '../../lib/time.js';
+import { addressView } from '../addresses/service.js';
+import type { AddressRow } from '../addresses/repository.js';
+import type { OrderLineRow, OrderRow } from './repository.js';
+import type { OrderView } from './schemas.js';
+
+/** An order with its lines (the products as they were when ordered) and its address. */
+export function orderView(order: OrderRow, lines: OrderLineRow[], address: AddressRow): OrderView {
+  return {
+    id: order.id,
+    store: order.store,
+    customerId: order.customerId,
+    addressId: order.addressId,
+    price: Number(order.price),
+    originalPrice: order.originalPrice === null ? null : Number(order.originalPrice),
+    status: order.status,
+    createdAt: toIso(order.createdAt),
+    updatedAt: toIsoOrNull(order.updatedAt),
+    deletedAt: toIsoOrNull(order.deletedAt),
+    products: lines.map((line) => ({ ...line.product, order: { quantity: line.quantity, price: Number(line.linePrice) } })),
+    address: addressView(address),
+  };
+}
