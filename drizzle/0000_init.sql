@@ -22,6 +22,7 @@ CREATE TABLE "cart_lines" (
 	"cart_id" uuid NOT NULL,
 	"product_id" uuid NOT NULL,
 	"quantity" integer NOT NULL,
+	"position" bigint GENERATED ALWAYS AS IDENTITY (sequence name "cart_lines_position_seq" INCREMENT BY 1 MINVALUE 1 MAXVALUE 9223372036854775807 START WITH 1 CACHE 1),
 	"created_at" timestamp (3) with time zone DEFAULT now() NOT NULL,
 	"updated_at" timestamp (3) with time zone,
 	CONSTRAINT "cart_lines_store_cart_id_product_id_pk" PRIMARY KEY("store","cart_id","product_id"),

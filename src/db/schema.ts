@@ -168,6 +168,8 @@ export const cartLines = pgTable(
     cartId: uuid('cart_id').notNull(),
     productId: uuid('product_id').notNull(),
     quantity: integer('quantity').notNull(),
+    /** Lines show in the order they were added; timestamps tie within one transaction. */
+    position: bigint('position', { mode: 'number' }).notNull().generatedAlwaysAsIdentity(),
     createdAt: createdAt(),
     updatedAt: ts('updated_at'),
   },

@@ -63,7 +63,7 @@ export async function cartLines(db: Executor, store: string, cartId: string): Pr
     db,
     sql`select ${productColumns('p')}, l.quantity as "lineQuantity" from cart_lines l
         join products p on p.store = l.store and p.id = l.product_id
-        where l.store = ${store} and l.cart_id = ${cartId} order by l.created_at, l.product_id`,
+        where l.store = ${store} and l.cart_id = ${cartId} order by l.position`,
   );
 }
 
