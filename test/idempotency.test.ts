@@ -1,0 +1,126 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { sql } from 'drizzle-orm';
+import { queryRows } from '../src/db/client.js';
+import { purgeExpiredKeys } from '../src/modules/idempotency/repository.js';
+import { startTestApp } from './support/app.js';
+import { assertProblem, createProduct, createStore } from './support/factories.js';
+import { ADDRESS, createAddress, placeOrder, stockOf } from './support/shop.js';
+
+const t = await startTestApp();
+const key = () => `key-${randomUUID()}`;
+
+test('a retried order with the same key replays the first answer and takes the stock once', async () => {
+  const s = await createStore(t);
+  const a = await createProduct(t, s, { quantity: 10 });
+  const { customer, address } = await createAddress(t, s);
+  const k = key();
+  const body = { address: address.id, products: [{ id: a.id, quantity: 2 }] };
+  const first = await placeOrder(t, s, customer, body, { 'idempotency-key': k });
+  assert.equal(first.status, 201);
+  assert.equal(first.headers['idempotent-replayed'], undefined);
+  const again = await placeOrder(t, s, customer, body, { 'idempotency-key': k });
+  assert.equal(again.status, 201);
+  assert.equal(again.headers['idempotent-replayed'], 'true');
+  assert.deepEqual(again.json, first.json);
+  assert.equal(await stockOf(t, s, a.id), 8);
+});
+
+test('8 concurrent retries with one key: one order, stock taken once, the others replay or wait (409)', async () => {
+  const s = await createStore(t);
+  const a = await createProduct(t, s, { quantity: 10 });
+  const { customer, address } = await createAddress(t, s);
+  const k = key();
+  const body = { address: address.id, products: [{ id: a.id, quantity: 1 }] };
+  const answers = await Promise.all(Array.from({ length: 8 }, () => placeOrder(t, s, customer, body, { 'idempotency-key': k })));
+  for (const r of answers) {
+    if (r.status === 409) assert.equal(r.json.code, 'IDEMPOTENCY_KEY_IN_USE');
+    else assert.equal(r.status, 201, r.text);
+  }
+  const created = answers.filter((r) => r.status === 201);
+  assert.ok(created.length >= 1);
+  assert.equal(new Set(created.map((r) => r.json.order.id)).size, 1, 'every 201 is the same order');
+  assert.equal(await stockOf(t, s, a.id), 9);
+  const [n] = await queryRows<{ n: number }>(t.database.db, sql`select count(*)::int as n from orders where store = ${s.slug}`);
+  assert.equal(n?.n, 1);
+  const late = await placeOrder(t, s, customer, body, { 'idempotency-key': k });
+  assert.equal(late.status, 201);
+  assert.equal(late.headers['idempotent-replayed'], 'true');
+});
+
+test('the same key with a different body is 422 IDEMPOTENCY_KEY_REUSED; a key over 255 characters is 400', async () => {
+  const s = await createStore(t);
+  const a = await createProduct(t, s, { quantity: 10 });
+  const { customer, address } = await createAddress(t, s);
+  const k = key();
+  assert.equal((await placeOrder(t, s, customer, { address: address.id, products: [{ id: a.id, quantity: 1 }] }, { 'idempotency-key': k })).status, 201);
+  assertProblem(await placeOrder(t, s, customer, { address: address.id, products: [{ id: a.id, quantity: 2 }] }, { 'idempotency-key': k }), 422, 'IDEMPOTENCY_KEY_REUSED');
+  const other = await createAddress(t, s);
+  assertProblem(await placeOrder(t, s, other.customer, { address: other.address.id, products: [{ id: a.id, quantity: 1 }] }, { 'idempotency-key': k }), 422, 'IDEMPOTENCY_KEY_REUSED');
+  assertProblem(await placeOrder(t, s, customer, { address: address.id, products: [{ id: a.id, quantity: 1 }] }, { 'idempotency-key': 'k'.repeat(256) }), 400, 'VALIDATION_FAILED');
+  assert.equal(await stockOf(t, s, a.id), 9);
+});
+
+test('keys are per store: another store may use the same key', async () => {
+  const s1 = await createStore(t);
+  const s2 = await createStore(t);
+  const k = key();
+  const r1 = await t.request('POST', `/api/v1/${randomUUID()}/addresses`, { token: s1.storefront, body: { address: ADDRESS }, headers: { 'idempotency-key': k } });
+  const r2 = await t.request('POST', `/api/v1/${randomUUID()}/addresses`, { token: s2.storefront, body: { address: ADDRESS }, headers: { 'idempotency-key': k } });
+  assert.equal(r1.status, 201);
+  assert.equal(r2.status, 201);
+  assert.equal(r2.headers['idempotent-replayed'], undefined);
+});
+
+test('a refusal below 500 is kept and replayed as is', async () => {
+  const s = await createStore(t);
+  const a = await createProduct(t, s, { quantity: 1 });
+  const { customer, address } = await createAddress(t, s);
+  const k = key();
+  const body = { address: address.id, products: [{ id: a.id, quantity: 5 }] };
+  const first = await placeOrder(t, s, customer, body, { 'idempotency-key': k });
+  assertProblem(first, 422, 'INSUFFICIENT_STOCK');
+  await t.request('PATCH', `/api/v1/admin/products/${a.id}`, { token: s.admin, body: { quantity: 50 } });
+  const again = await placeOrder(t, s, customer, body, { 'idempotency-key': k });
+  assert.equal(again.status, 422);
+  assert.equal(again.headers['idempotent-replayed'], 'true');
+  assert.match(String(again.headers['content-type']), /problem\+json/);
+  assert.deepEqual(again.json, first.json);
+});
+
+test('carts and addresses replay too', async () => {
+  const s = await createStore(t);
+  const a = await createProduct(t, s);
+  const k = key();
+  const cart1 = await t.request('POST', '/api/v1/carts', { token: s.storefront, body: { products: [{ id: a.id, quantity: 1 }] }, headers: { 'idempotency-key': k } });
+  const cart2 = await t.request('POST', '/api/v1/carts', { token: s.storefront, body: { products: [{ id: a.id, quantity: 1 }] }, headers: { 'idempotency-key': k } });
+  assert.equal(cart2.status, 201);
+  assert.equal(cart2.headers['idempotent-replayed'], 'true');
+  assert.equal(cart2.json.cart.id, cart1.json.cart.id);
+  const [n] = await queryRows<{ n: number }>(t.database.db, sql`select count(*)::int as n from carts where store = ${s.slug}`);
+  assert.equal(n?.n, 1);
+  const customer = randomUUID();
+  const k2 = key();
+  const addr1 = await t.request('POST', `/api/v1/${customer}/addresses`, { token: s.storefront, body: { address: ADDRESS }, headers: { 'idempotency-key': k2 } });
+  const addr2 = await t.request('POST', `/api/v1/${customer}/addresses`, { token: s.storefront, body: { address: ADDRESS }, headers: { 'idempotency-key': k2 } });
+  assert.equal(addr2.json.address.id, addr1.json.address.id);
+  assert.equal((await t.request('GET', `/api/v1/${customer}/addresses`, { token: s.storefront })).json.total, 1);
+});
+
+test('a request whose process died (a running key past its lease) runs again; expired keys are purged', async () => {
+  const s = await createStore(t);
+  const customer = randomUUID();
+  const k = key();
+  const first = await t.request('POST', `/api/v1/${customer}/addresses`, { token: s.storefront, body: { address: ADDRESS }, headers: { 'idempotency-key': k } });
+  await t.database.db.execute(sql`update idempotency_keys set state = 'running', response_status = null, response_body = null where store = ${s.slug} and key = ${k}`);
+  assertProblem(await t.request('POST', `/api/v1/${customer}/addresses`, { token: s.storefront, body: { address: ADDRESS }, headers: { 'idempotency-key': k } }), 409, 'IDEMPOTENCY_KEY_IN_USE');
+  await t.database.db.execute(sql`update idempotency_keys set lease_until = now() - interval '1 second' where store = ${s.slug} and key = ${k}`);
+  const retried = await t.request('POST', `/api/v1/${customer}/addresses`, { token: s.storefront, body: { address: ADDRESS }, headers: { 'idempotency-key': k } });
+  assert.equal(retried.status, 201);
+  assert.notEqual(retried.json.address.id, first.json.address.id);
+  await t.database.db.execute(sql`update idempotency_keys set expires_at = now() - interval '1 second' where store = ${s.slug} and key = ${k}`);
+  assert.ok((await purgeExpiredKeys(t.database.db)) >= 1);
+  const [n] = await queryRows<{ n: number }>(t.database.db, sql`select count(*)::int as n from idempotency_keys where store = ${s.slug}`);
+  assert.equal(n?.n, 0);
+});
