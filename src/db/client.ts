@@ -54,6 +54,9 @@ async function openPostgres(url: string, options: DatabaseOptions): Promise<Data
     max: options.poolSize ?? 10,
     connectionTimeoutMillis: options.connectTimeoutMs ?? 5000,
     statement_timeout: options.statementTimeoutMs ?? 15000,
+    // The server cancels a slow statement; this bounds a wait on a server that vanished silently.
+    query_timeout: (options.statementTimeoutMs ?? 15000) + 2000,
+    keepAlive: true,
     idleTimeoutMillis: 30000,
   });
   // An idle connection that the server drops must not crash the process; the next query reconnects.

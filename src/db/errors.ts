@@ -17,7 +17,7 @@ export function postgresErrorCode(error: unknown): string | undefined {
 }
 
 const UNAVAILABLE_SYSCALL_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH']);
-const UNAVAILABLE_MESSAGES = /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Connection terminated unexpectedly|database did not answer|Cannot use a pool after calling end|PGlite is closed/i;
+const UNAVAILABLE_MESSAGES = /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Connection terminated unexpectedly|database did not answer|Cannot use a pool after calling end|PGlite is closed|Query read timeout/i;
 
 /** True when the database could not be reached or dropped the connection: a 503, not a 500. */
 export function isDatabaseUnavailable(error: unknown): boolean {

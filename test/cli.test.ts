@@ -1,0 +1,69 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { copyTemplate, ROOT, TEST_DATABASE_URL } from './support/database.js';
+import { call, startServerProcess } from './support/server-process.js';
+
+const copy = TEST_DATABASE_URL ? undefined : copyTemplate();
+const dbEnv: Record<string, string> = copy ? { DATA_DIR: copy.dataDir } : { DATABASE_URL: TEST_DATABASE_URL! };
+
+function cli(...args: string[]) {
+  const r = spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, 'src/cli.ts'), ...args], {
+    cwd: ROOT,
+    env: { ...process.env, SEED_DEMO: 'false', LOG_LEVEL: 'silent', ...dbEnv },
+    encoding: 'utf8',
+    timeout: 60000,
+  });
+  let json;
+  try {
+    json = JSON.parse(r.stdout);
+  } catch {
+    json = undefined;
+  }
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr, json };
+}
+
+test('store create prints the store and its tokens as JSON; the tokens work on the server', async (t) => {
+  t.after(() => copy?.remove());
+  const slug = `cli-${Date.now().toString(36)}`;
+  const created = cli('store', 'create', slug, '--name', 'CLI Store');
+  assert.equal(created.status, 0, created.stderr);
+  assert.equal(created.json.store.slug, slug);
+  assert.equal(created.json.store.name, 'CLI Store');
+  const { admin, storefront } = created.json.tokens;
+  assert.equal(cli('store', 'create', slug).status, 1, 'an existing slug is refused');
+  assert.equal(cli('store', 'create', 'Bad Slug').status, 1);
+
+  const token = cli('token', 'create', '--store', slug, '--kind', 'storefront');
+  assert.equal(token.status, 0, token.stderr);
+  assert.equal(token.json.token.kind, 'storefront');
+  const listed = cli('token', 'list', '--store', slug);
+  assert.equal(listed.json.tokens.length, 3);
+  assert.ok(!listed.stdout.includes(token.json.secret), 'listings never show secrets');
+  const revoked = cli('token', 'revoke', '--store', slug, token.json.token.id);
+  assert.equal(revoked.status, 0, revoked.stderr);
+  assert.ok(revoked.json.token.revokedAt);
+
+  const server = await startServerProcess(dbEnv);
+  try {
+    assert.equal((await call(server.base, 'GET', '/v1/products', { token: storefront })).status, 200);
+    assert.equal((await call(server.base, 'GET', '/v1/admin/products', { token: admin })).status, 200);
+    assert.equal((await call(server.base, 'GET', '/v1/products', { token: token.json.secret })).status, 401, 'revoked by the CLI');
+    if (copy) {
+      const locked = cli('token', 'list', '--store', slug);
+      assert.equal(locked.status, 1);
+      assert.match(locked.stderr, /in use by process/, 'the CLI refuses an embedded database a server holds');
+    }
+  } finally {
+    await server.stop();
+  }
+});
+
+test('bad usage exits 2 with the usage', () => {
+  for (const args of [[], ['store'], ['token', 'create', '--store', 'x', '--kind', 'root'], ['token', 'revoke', '--store', 'x', 'not-a-uuid'], ['frobnicate']]) {
+    const r = cli(...args);
+    assert.equal(r.status, 2, args.join(' '));
+    assert.match(r.stderr, /usage:/);
+  }
+});

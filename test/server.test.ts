@@ -1,0 +1,67 @@
+/** The server process: demo seed printed once, clean shutdown on SIGTERM with a request in flight. */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import net from 'node:net';
+import { copyTemplate, TEST_DATABASE_URL } from './support/database.js';
+import { call, startServerProcess } from './support/server-process.js';
+
+test('on an empty database the demo store is seeded and its tokens printed once; a restart does not print them', async () => {
+  const copy = copyTemplate();
+  try {
+    const env = { DATA_DIR: copy.dataDir, SEED_DEMO: 'true' };
+    const first = await startServerProcess(env);
+    const out = first.output();
+    const storefront = /storefront: +(\S+)/.exec(out)?.[1];
+    const admin = /admin: +(\S+)/.exec(out)?.[1];
+    assert.ok(storefront && admin, out);
+    assert.match(out, /\/api\/docs/);
+    const products = await call(first.base, 'GET', '/v1/products?limit=250', { token: storefront });
+    assert.equal(products.status, 200);
+    assert.ok(products.json.total >= 25, `${products.json.total} visible demo products`);
+    assert.ok(products.json.products.some((p: { description: string }) => p.description.includes('<')), 'HTML descriptions');
+    assert.ok(products.json.products.some((p: { quantity: number }) => p.quantity === 0), 'one sold out');
+    const all = await call(first.base, 'GET', '/v1/admin/products?limit=250', { token: admin });
+    assert.ok(all.json.products.some((p: { status: string }) => p.status === 'DRAFT'), 'one draft');
+    assert.ok(all.json.total > products.json.total + 1, 'a draft and a product of an archived collection are hidden');
+    const collections = await call(first.base, 'GET', '/v1/collections', { token: storefront });
+    assert.ok(collections.json.collections.some((c: { _count: { parents: number } }) => c._count.parents > 0), 'a nested collection');
+    assert.equal(await first.stop(), 0);
+    const second = await startServerProcess(env);
+    assert.doesNotMatch(second.output(), /storefront: /);
+    assert.equal((await call(second.base, 'GET', '/v1/products', { token: storefront })).status, 200, 'same store after a restart');
+    assert.equal(await second.stop(), 0);
+  } finally {
+    copy.remove();
+  }
+});
+
+test('SIGTERM lets an in-flight request finish, then exits 0 and releases the database', async () => {
+  const copy = TEST_DATABASE_URL ? undefined : copyTemplate();
+  try {
+    const env: Record<string, string> = copy ? { DATA_DIR: copy.dataDir } : { DATABASE_URL: TEST_DATABASE_URL! };
+    const server = await startServerProcess(env);
+    // Send the headers and half of a body, signal, then the rest: the request is in flight throughout.
+    const body = JSON.stringify({ slug: `sigterm-${Date.now()}` });
+    const socket = net.connect(server.port, '127.0.0.1');
+    await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
+    let answer = '';
+    socket.on('data', (d) => (answer += d.toString()));
+    const ended = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+    socket.write(
+      `POST /api/v1/admin/stores HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer test-root-token-0123456789\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body.slice(0, 5)}`,
+    );
+    await new Promise((r) => setTimeout(r, 300));
+    const exit = server.stop('SIGTERM');
+    await new Promise((r) => setTimeout(r, 300));
+    socket.write(body.slice(5));
+    await ended;
+    assert.match(answer, /^HTTP\/1\.1 201/, answer.slice(0, 300));
+    assert.equal(await exit, 0, server.output());
+    if (copy) {
+      const again = await startServerProcess(env);
+      assert.equal(await again.stop(), 0, 'the data directory was released');
+    }
+  } finally {
+    copy?.remove();
+  }
+});
