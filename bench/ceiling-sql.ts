@@ -1,0 +1,120 @@
+/**
+ * The write ceiling: a bare `pg` client running the SQL statements of a write workload's path
+ * (the token lookup, then the service's statements, as one transaction) from `concurrency`
+ * concurrent loops over a pool as large as the service's, with no HTTP in between.
+ * `node --import tsx bench/ceiling-sql.ts <plan.json>` prints one JSON result line.
+ */
+import { readFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import pg from 'pg';
+import { visibleProductText } from '../src/modules/catalog/visibility.js';
+import type { LoadResult } from './load.js';
+
+export interface SqlPlan {
+  databaseUrl: string;
+  workload: 'cart-create' | 'cart-add' | 'order-products' | 'order-cart';
+  store: string;
+  token: string;
+  customerId: string;
+  addressId: string;
+  productIds: string[];
+  cartIds: string[];
+  concurrency: number;
+  poolSize: number;
+  warmupSeconds: number;
+  seconds: number;
+}
+
+const PRODUCT = `p.id, p.store, p.status, p.name, p.slug, p.description, p.price, p.original_price, p.quantity, p.sku, p.created_at, p.updated_at, p.deleted_at`;
+const CART = `id, store, case when status = 'PENDING' and expires_at <= now() then 'EXPIRED' else status end as status, customer_id, address_id, created_at, updated_at, deleted_at, expires_at`;
+
+const plan = JSON.parse(readFileSync(process.argv[2]!, 'utf8')) as SqlPlan;
+const pool = new pg.Pool({ connectionString: plan.databaseUrl, max: plan.poolSize });
+const tokenHash = createHash('sha256').update(plan.token).digest('hex');
+const random = <T>(list: T[]) => list[Math.floor(Math.random() * list.length)]!;
+let cartTurn = 0;
+
+async function transaction(client: pg.PoolClient, s: string): Promise<void> {
+  await client.query('select id, kind from tokens where store = $1 and secret_hash = $2 and revoked_at is null', [s, tokenHash]);
+  await client.query('begin');
+  try {
+    await (STEPS[plan.workload])(client, s);
+    await client.query('commit');
+  } catch (error) {
+    await client.query('rollback');
+    throw error;
+  }
+}
+
+const STEPS: Record<SqlPlan['workload'], (c: pg.PoolClient, s: string) => Promise<void>> = {
+  'cart-create': async (c, s) => {
+    const product = random(plan.productIds);
+    await c.query(`select p.id::text as id, p.quantity, ${visibleProductText('p')} as visible from products p where p.store = $1 and p.id in ($2)`, [s, product]);
+    const cart = await c.query(`insert into carts (store, expires_at) values ($1, now() + make_interval(secs => $2)) returning ${CART}`, [s, 604800]);
+    await c.query(`insert into cart_lines (store, cart_id, product_id, quantity) values ($1, $2, $3, 1)
+      on conflict (store, cart_id, product_id) do update set quantity = cart_lines.quantity + excluded.quantity, updated_at = now() returning quantity`, [s, cart.rows[0].id, product]);
+    await c.query(`select ${PRODUCT}, l.quantity as line from cart_lines l join products p on p.store = l.store and p.id = l.product_id where l.store = $1 and l.cart_id = $2 order by l.position`, [s, cart.rows[0].id]);
+  },
+  'cart-add': async (c, s) => {
+    const cart = random(plan.cartIds);
+    const product = random(plan.productIds);
+    await c.query(`select ${CART} from carts where store = $1 and id = $2 and deleted_at is null for update`, [s, cart]);
+    await c.query('select quantity from cart_lines where store = $1 and cart_id = $2 and product_id = $3', [s, cart, product]);
+    await c.query(`select p.id::text as id, p.quantity, ${visibleProductText('p')} as visible from products p where p.store = $1 and p.id in ($2)`, [s, product]);
+    await c.query(`insert into cart_lines (store, cart_id, product_id, quantity) values ($1, $2, $3, 1)
+      on conflict (store, cart_id, product_id) do update set quantity = cart_lines.quantity + excluded.quantity, updated_at = now() returning quantity`, [s, cart, product]);
+    await c.query('update carts set updated_at = now(), expires_at = now() + make_interval(secs => $3) where store = $1 and id = $2', [s, cart, 604800]);
+    await c.query(`select ${CART} from carts where store = $1 and id = $2 and deleted_at is null`, [s, cart]);
+    await c.query(`select ${PRODUCT}, l.quantity as line from cart_lines l join products p on p.store = l.store and p.id = l.product_id where l.store = $1 and l.cart_id = $2 order by l.position`, [s, cart]);
+  },
+  'order-products': async (c, s) => order(c, s, [random(plan.productIds)], null),
+  'order-cart': async (c, s) => {
+    const cart = plan.cartIds[cartTurn++ % plan.cartIds.length]!;
+    await c.query(`select ${CART} from carts where store = $1 and id = $2 and deleted_at is null for update`, [s, cart]);
+    const lines = await c.query(`select p.id, l.quantity as line from cart_lines l join products p on p.store = l.store and p.id = l.product_id where l.store = $1 and l.cart_id = $2 order by l.position`, [s, cart]);
+    await order(c, s, lines.rows.map((r: { id: string }) => r.id), cart);
+  },
+};
+
+async function order(c: pg.PoolClient, s: string, products: string[], cart: string | null): Promise<void> {
+  await c.query('select id from addresses where store = $1 and id = $2 and customer_id = $3 and deleted_at is null', [s, plan.addressId, plan.customerId]);
+  await c.query(`select ${PRODUCT}, ${visibleProductText('p')} as visible from products p where p.store = $1 and p.id = any($2::uuid[]) order by p.id for no key update of p`, [s, products]);
+  const taken = [];
+  for (const id of [...products].sort()) {
+    taken.push((await c.query(`update products p set quantity = p.quantity - 1 where p.store = $1 and p.id = $2 and p.quantity >= 1 returning ${PRODUCT}`, [s, id])).rows[0]);
+  }
+  const o = await c.query(`insert into orders (store, customer_id, address_id, cart_id, price, original_price) values ($1, $2, $3, $4, $5, null) returning id`, [s, plan.customerId, plan.addressId, cart, 100]);
+  for (const p of taken) {
+    await c.query(`insert into order_lines (store, order_id, product_id, quantity, unit_price, line_price, product) values ($1, $2, $3, 1, $4, $4, $5::jsonb)`, [s, o.rows[0].id, p.id, p.price, JSON.stringify(p)]);
+  }
+  if (cart) await c.query(`update carts set status = 'COMPLETED', customer_id = $3, address_id = $4, updated_at = now() where store = $1 and id = $2 and status = 'PENDING' and deleted_at is null returning id`, [s, cart, plan.customerId, plan.addressId]);
+}
+
+async function measure(seconds: number): Promise<LoadResult> {
+  const latencies: number[] = [];
+  let errors = 0;
+  const until = Date.now() + seconds * 1000;
+  await Promise.all(
+    Array.from({ length: plan.concurrency }, async () => {
+      while (Date.now() < until) {
+        const started = performance.now();
+        const client = await pool.connect();
+        try {
+          await transaction(client, plan.store);
+          latencies.push(performance.now() - started);
+        } catch {
+          errors++;
+        } finally {
+          client.release();
+        }
+      }
+    }),
+  );
+  latencies.sort((a, b) => a - b);
+  const at = (q: number) => Math.round(latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0);
+  return { requests: latencies.length, rps: Math.round(latencies.length / seconds), p50: at(0.5), p99: at(0.99), errors, statusCodes: {} };
+}
+
+if (plan.warmupSeconds > 0) await measure(plan.warmupSeconds);
+console.log(JSON.stringify(await measure(plan.seconds)));
+await pool.end();

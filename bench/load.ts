@@ -1,0 +1,69 @@
+/**
+ * The load generator, run as its own process so that it never shares the server's event loop:
+ * `node --import tsx bench/load.ts <plan.json>` prints one JSON result line. Each request of a plan
+ * picks its path or body at random from the plan's lists, or takes them in turn (`sequential`,
+ * for bodies that may be used once, like carts to order).
+ */
+import { readFileSync } from 'node:fs';
+import autocannon from 'autocannon';
+
+export interface LoadPlan {
+  url: string;
+  method: 'GET' | 'POST' | 'PATCH';
+  token: string;
+  paths: string[];
+  bodies?: string[];
+  sequential?: boolean;
+  connections: number;
+  warmupSeconds: number;
+  seconds: number;
+}
+
+export interface LoadResult {
+  requests: number;
+  rps: number;
+  p50: number;
+  p99: number;
+  errors: number;
+  statusCodes: Record<string, number>;
+}
+
+function pick<T>(list: T[], turn: number, sequential: boolean | undefined): T {
+  return list[sequential ? turn % list.length : Math.floor(Math.random() * list.length)]!;
+}
+
+async function run(plan: LoadPlan, seconds: number): Promise<autocannon.Result> {
+  let turn = 0;
+  const headers: Record<string, string> = { authorization: `Bearer ${plan.token}`, 'content-type': 'application/json' };
+  return autocannon({
+    url: plan.url,
+    connections: plan.connections,
+    duration: seconds,
+    headers,
+    requests: [
+      {
+        method: plan.method,
+        setupRequest: (request) => {
+          const n = turn++;
+          request.path = pick(plan.paths, n, plan.sequential);
+          if (plan.bodies) request.body = pick(plan.bodies, n, plan.sequential);
+          return request;
+        },
+      },
+    ],
+  });
+}
+
+const plan = JSON.parse(readFileSync(process.argv[2]!, 'utf8')) as LoadPlan;
+if (plan.warmupSeconds > 0) await run(plan, plan.warmupSeconds);
+const result = await run(plan, plan.seconds);
+const statusCodes = Object.fromEntries(Object.entries(result.statusCodeStats ?? {}).map(([code, s]) => [code, (s as { count: number }).count]));
+const output: LoadResult = {
+  requests: result.requests.total,
+  rps: Math.round(result.requests.total / plan.seconds),
+  p50: result.latency.p50,
+  p99: result.latency.p99,
+  errors: result.non2xx + result.errors + result.timeouts,
+  statusCodes,
+};
+console.log(JSON.stringify(output));

@@ -1,0 +1,100 @@
+/**
+ * Seeds one benchmark store straight into the tables (multi-row INSERT ... SELECT), so that a
+ * catalog of 100000 products takes seconds: 50 collections (some nested, one archived), a mix of
+ * statuses and stock, "hot" products with ample stock for the write workloads, one customer with
+ * an address, and carts ready to be ordered or added to.
+ */
+import { sql } from 'drizzle-orm';
+import { queryRows, type Database } from '../src/db/client.js';
+import { createStore } from '../src/modules/stores/service.js';
+
+export interface BenchFixture {
+  store: string;
+  storefront: string;
+  admin: string;
+  collectionSlug: string;
+  slugs: string[];
+  hotProductIds: string[];
+  customerId: string;
+  addressId: string;
+  /** Carts for the service's order-from-cart workload, and as many for the SQL ceiling. */
+  orderCartIds: string[];
+  ceilingOrderCartIds: string[];
+  addCartIds: string[];
+}
+
+const HOT = 1000;
+
+/** A product numbered i is visible unless a draft (every 10th) or in the archived collection (every 97th). */
+const visible = (i: number) => i % 10 !== 0 && i % 97 !== 0;
+
+export async function seedBench(db: Database, products: number, cartsPerPool: number): Promise<BenchFixture> {
+  const store = `bench-${products}`;
+  const { tokens } = await createStore(db, store, `Benchmark ${products}`);
+  await db.execute(sql`insert into collections (store, name, slug, description, archived, created_at)
+    select ${store}, 'Collection ' || k, 'collection-' || k, '<p>Collection ' || k || '</p>', k = 50, now() - make_interval(secs => 100 - k)
+    from generate_series(1, 50) k`);
+  // Nesting: 2..10 under 1, 11..15 under 2..6, and 16 under both 2 and 3.
+  await db.execute(sql`insert into collection_parents (store, child_id, parent_id)
+    select ${store}, c.id, p.id from collections c join collections p on p.store = c.store
+    where c.store = ${store} and (
+      (c.slug in (select 'collection-' || k from generate_series(2, 10) k) and p.slug = 'collection-1')
+      or (c.slug in (select 'collection-' || k from generate_series(11, 15) k) and p.slug = 'collection-' || (substring(c.slug from 12)::int - 9))
+      or (c.slug = 'collection-16' and p.slug in ('collection-2', 'collection-3')))`);
+  await db.execute(sql`insert into products (store, status, name, slug, description, price, original_price, quantity, sku, created_at)
+    select ${store}, case when i % 10 = 0 then 'DRAFT' else 'ACTIVE' end, 'Product ' || i, 'product-' || i,
+      '<p>Description of <strong>product ' || i || '</strong>.</p>', 100 + (i * 37) % 10000,
+      case when i % 4 = 0 then 200 + (i * 37) % 10000 end,
+      case when i <= ${HOT} then 1000000000 when i % 20 = 0 then 0 else (i * 13) % 100 end,
+      'SKU-' || i, now() - make_interval(secs => i)
+    from generate_series(1, ${products}) i`);
+  // Every product in one of the 49 live collections; every 97th also in the archived one.
+  await db.execute(sql`insert into collection_products (store, collection_id, product_id)
+    select p.store, c.id, p.id from products p join collections c on c.store = p.store
+      and c.slug = 'collection-' || (substring(p.slug from 9)::int % 49 + 1)
+    where p.store = ${store}`);
+  await db.execute(sql`insert into collection_products (store, collection_id, product_id)
+    select p.store, c.id, p.id from products p join collections c on c.store = p.store and c.slug = 'collection-50'
+    where p.store = ${store} and substring(p.slug from 9)::int % 97 = 0`);
+  await db.execute(sql`analyze`);
+
+  const hot = await queryRows<{ id: string }>(
+    db,
+    sql`select id::text from products where store = ${store} and status = 'ACTIVE' and quantity = 1000000000
+          and substring(slug from 9)::int % 97 <> 0 order by slug`,
+  );
+  const customerId = '11111111-2222-4333-8444-555555555555';
+  const [address] = await queryRows<{ id: string }>(
+    db,
+    sql`insert into addresses (store, customer_id, zipcode, street, state, city, country, number)
+        values (${store}, ${customerId}, '01001-000', 'Rua A', 'SP', 'São Paulo', 'BR', '10') returning id`,
+  );
+  const makeCarts = async (count: number) =>
+    (
+      await queryRows<{ id: string }>(
+        db,
+        sql`with hot as (select id, row_number() over (order by id) as rn from products
+                         where store = ${store} and quantity = 1000000000 and status = 'ACTIVE' and substring(slug from 9)::int % 97 <> 0),
+                 made as (insert into carts (store, expires_at) select ${store}, now() + interval '30 days' from generate_series(1, ${count}) returning id),
+                 numbered as (select id, row_number() over () as rn from made),
+                 lines as (insert into cart_lines (store, cart_id, product_id, quantity)
+                           select ${store}, n.id, h.id, 1 from numbered n join hot h on h.rn = n.rn % (select count(*) from hot) + 1 returning cart_id)
+            select cart_id::text as id from lines`,
+      )
+    ).map((r) => r.id);
+  const slugs: string[] = [];
+  for (let i = 1; slugs.length < 1000 && i <= products; i += Math.max(1, Math.floor(products / 1500))) if (visible(i)) slugs.push(`product-${i}`);
+  return {
+    store,
+    storefront: tokens.storefront,
+    admin: tokens.admin,
+    collectionSlug: 'collection-7',
+    slugs,
+    hotProductIds: hot.map((r) => r.id),
+    customerId,
+    addressId: address!.id,
+    orderCartIds: await makeCarts(cartsPerPool),
+    ceilingOrderCartIds: await makeCarts(cartsPerPool),
+    addCartIds: await makeCarts(200),
+  };
+}
