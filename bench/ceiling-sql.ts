@@ -85,7 +85,7 @@ async function order(c: pg.PoolClient, s: string, products: string[], cart: stri
   }
   const o = await c.query(`insert into orders (store, customer_id, address_id, cart_id, price, original_price) values ($1, $2, $3, $4, $5, null) returning id`, [s, plan.customerId, plan.addressId, cart, 100]);
   for (const p of taken) {
-    await c.query(`insert into order_lines (store, order_id, product_id, quantity, unit_price, line_price, product) values ($1, $2, $3, 1, $4, $4, $5::jsonb)`, [s, o.rows[0].id, p.id, p.price, JSON.stringify(p)]);
+    await c.query(`insert into order_lines (store, order_id, product_id, quantity, unit_price, line_price, product) values ($1, $2, $3, 1, $4, $5, $6::jsonb)`, [s, o.rows[0].id, p.id, p.price, p.price, JSON.stringify(p)]);
   }
   if (cart) await c.query(`update carts set status = 'COMPLETED', customer_id = $3, address_id = $4, updated_at = now() where store = $1 and id = $2 and status = 'PENDING' and deleted_at is null returning id`, [s, cart, plan.customerId, plan.addressId]);
 }

@@ -32,8 +32,10 @@ function pick<T>(list: T[], turn: number, sequential: boolean | undefined): T {
   return list[sequential ? turn % list.length : Math.floor(Math.random() * list.length)]!;
 }
 
+// Shared by the warm-up and the measured run: a sequential body (a cart to order) is used once.
+let turn = 0;
+
 async function run(plan: LoadPlan, seconds: number): Promise<autocannon.Result> {
-  let turn = 0;
   const headers: Record<string, string> = { authorization: `Bearer ${plan.token}`, 'content-type': 'application/json' };
   return autocannon({
     url: plan.url,

@@ -208,7 +208,7 @@ async function benchSize(products: number): Promise<{ rows: Row[]; peakRss: numb
   return { rows, peakRss };
 }
 
-const runs = [];
+const runs: Array<{ products: number; rows: Row[]; peakRss: number }> = [];
 for (const size of SIZES) runs.push({ products: size, ...(await benchSize(size)) });
 
 const machine = `${cpus().length} cores (${cpus()[0]?.model.trim()}), ${Math.round(totalmem() / 2 ** 30)} GiB (${Math.round(freemem() / 2 ** 30)} free), Node ${process.version}, ${values.embedded ? 'PGlite' : 'PostgreSQL'}`;

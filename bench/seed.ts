@@ -82,6 +82,8 @@ export async function seedBench(db: Database, products: number, cartsPerPool: nu
             select cart_id::text as id from lines`,
       )
     ).map((r) => r.id);
+  const carts = { order: await makeCarts(cartsPerPool), ceiling: await makeCarts(cartsPerPool), add: await makeCarts(200) };
+  await db.execute(sql`analyze`);
   const slugs: string[] = [];
   for (let i = 1; slugs.length < 1000 && i <= products; i += Math.max(1, Math.floor(products / 1500))) if (visible(i)) slugs.push(`product-${i}`);
   return {
@@ -93,8 +95,8 @@ export async function seedBench(db: Database, products: number, cartsPerPool: nu
     hotProductIds: hot.map((r) => r.id),
     customerId,
     addressId: address!.id,
-    orderCartIds: await makeCarts(cartsPerPool),
-    ceilingOrderCartIds: await makeCarts(cartsPerPool),
-    addCartIds: await makeCarts(200),
+    orderCartIds: carts.order,
+    ceilingOrderCartIds: carts.ceiling,
+    addCartIds: carts.add,
   };
 }

@@ -138,6 +138,7 @@ CREATE TABLE "products" (
 CREATE TABLE "stores" (
 	"slug" text PRIMARY KEY NOT NULL,
 	"name" text NOT NULL,
+	"catalog_version" bigint DEFAULT 1 NOT NULL,
 	"created_at" timestamp (3) with time zone DEFAULT now() NOT NULL,
 	"updated_at" timestamp (3) with time zone
 );
@@ -175,7 +176,6 @@ ALTER TABLE "orders" ADD CONSTRAINT "orders_store_cart_id_carts_store_id_fk" FOR
 ALTER TABLE "products" ADD CONSTRAINT "products_store_stores_slug_fk" FOREIGN KEY ("store") REFERENCES "public"."stores"("slug") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "tokens" ADD CONSTRAINT "tokens_store_stores_slug_fk" FOREIGN KEY ("store") REFERENCES "public"."stores"("slug") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 CREATE INDEX "addresses_store_customer_idx" ON "addresses" USING btree ("store","customer_id","created_at" DESC NULLS LAST,"id" DESC NULLS LAST);--> statement-breakpoint
-CREATE INDEX "carts_store_pending_expires_at_idx" ON "carts" USING btree ("store","expires_at") WHERE "carts"."status" = 'PENDING' and "carts"."deleted_at" is null;--> statement-breakpoint
 CREATE INDEX "carts_store_expires_at_idx" ON "carts" USING btree ("store","expires_at");--> statement-breakpoint
 CREATE INDEX "collection_parents_store_parent_idx" ON "collection_parents" USING btree ("store","parent_id");--> statement-breakpoint
 CREATE INDEX "collection_products_store_product_idx" ON "collection_products" USING btree ("store","product_id");--> statement-breakpoint

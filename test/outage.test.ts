@@ -6,6 +6,7 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
+import { sql } from 'drizzle-orm';
 import { buildApp } from '../src/app.js';
 import { openDatabase } from '../src/db/client.js';
 import { migrate } from '../src/db/migrate.js';
@@ -41,6 +42,11 @@ test('a database outage answers 503 fast, /api/ready is 503, and the service rec
   viaProxy.hostname = '127.0.0.1';
   viaProxy.port = String(proxy.port);
   const database = await openDatabase({ url: viaProxy.toString(), poolSize: 4, connectTimeoutMs: 1000, statementTimeoutMs: 5000 });
+  // With TEST_DATABASE_URL the suite's prepare step reset it; a borrowed database starts empty here.
+  if (!TEST_DATABASE_URL) {
+    await database.db.execute(sql`drop schema if exists public cascade`);
+    await database.db.execute(sql`create schema public`);
+  }
   await migrate(database.db);
   const app = await buildApp({ config: loadConfig(testEnv()), database });
   after(async () => {

@@ -11,7 +11,9 @@ import { secretsEqual } from '../modules/stores/tokens.js';
 /** `root`: the platform operator. `admin`: one store's admin API. `storefront`: its storefront. */
 export type AuthRequirement = 'root' | 'admin' | 'storefront';
 
-export type Principal = { kind: 'root' } | { kind: 'admin' | 'storefront'; store: string; tokenId: string };
+export type Principal =
+  | { kind: 'root' }
+  | { kind: 'admin' | 'storefront'; store: string; tokenId: string; /** read with the token, at this request's start */ catalogVersion: number };
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -32,9 +34,13 @@ const ALLOWED: Record<AuthRequirement, ReadonlyArray<Principal['kind']>> = {
 
 /** The store of an authenticated store request. */
 export function storeOf(request: FastifyRequest): string {
+  return storePrincipalOf(request).store;
+}
+
+export function storePrincipalOf(request: FastifyRequest): Extract<Principal, { store: string }> {
   const principal = request.principal;
   if (!principal || principal.kind === 'root') throw new AppError('FORBIDDEN', 'this route needs a store token');
-  return principal.store;
+  return principal;
 }
 
 function bearerOf(request: FastifyRequest): string | undefined {

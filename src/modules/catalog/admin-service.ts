@@ -2,6 +2,7 @@
 import type { Database, Executor } from '../../db/client.js';
 import { postgresErrorCode } from '../../db/errors.js';
 import { AppError } from '../../plugins/errors.js';
+import { bumpCatalogVersion } from '../stores/repository.js';
 import * as products from './repository.js';
 import * as collections from './collections-repository.js';
 import type { AdminListProductsQuery, CreateCollectionBody, CreateProductBody, UpdateCollectionBody, UpdateProductBody } from './schemas.js';
@@ -42,19 +43,34 @@ export async function getAdminProduct(db: Database, store: string, id: string) {
 
 /** Creates a product; it is a DRAFT unless a status is given. */
 export async function createProduct(db: Database, store: string, body: CreateProductBody) {
-  const id = await uniqueSlug('product', body.slug, () => products.insertProduct(db, store, body));
+  const id = await uniqueSlug('product', body.slug, () =>
+    db.transaction(async (tx) => {
+      const created = await products.insertProduct(tx, store, body);
+      await bumpCatalogVersion(tx, store);
+      return created;
+    }),
+  );
   return { product: productView(await productOr404(db, store, id)) };
 }
 
 export async function updateProduct(db: Database, store: string, id: string, body: UpdateProductBody) {
-  const found = await uniqueSlug('product', body.slug, () => products.updateProduct(db, store, id, body));
+  const found = await uniqueSlug('product', body.slug, () =>
+    db.transaction(async (tx) => {
+      const updated = await products.updateProduct(tx, store, id, body);
+      if (updated) await bumpCatalogVersion(tx, store);
+      return updated;
+    }),
+  );
   if (!found) throw new AppError('NOT_FOUND', `product ${id} not found`);
   return { product: productView(await productOr404(db, store, id)) };
 }
 
 /** Soft-deletes a product: it leaves the catalog, its slug can be reused, past orders keep it. */
 export async function deleteProduct(db: Database, store: string, id: string) {
-  if (!(await products.softDeleteProduct(db, store, id))) throw new AppError('NOT_FOUND', `product ${id} not found`);
+  await db.transaction(async (tx) => {
+    if (!(await products.softDeleteProduct(tx, store, id))) throw new AppError('NOT_FOUND', `product ${id} not found`);
+    await bumpCatalogVersion(tx, store);
+  });
   return { product: productView((await products.findProductIncludingDeleted(db, store, id))!) };
 }
 
@@ -88,6 +104,7 @@ export async function createCollection(db: Database, store: string, body: Create
     db.transaction(async (tx) => {
       const created = await collections.insertCollection(tx, store, body);
       if (body.parents?.length) await setParents(tx, store, created, body.parents);
+      await bumpCatalogVersion(tx, store);
       return created;
     }),
   );
@@ -99,6 +116,7 @@ export async function updateCollection(db: Database, store: string, id: string, 
     db.transaction(async (tx) => {
       if (!(await collections.updateCollection(tx, store, id, body))) throw new AppError('NOT_FOUND', `collection ${id} not found`);
       if (body.parents) await setParents(tx, store, id, body.parents);
+      await bumpCatalogVersion(tx, store);
     }),
   );
   return { collection: collectionView(await collectionOr404(db, store, id)) };
@@ -106,7 +124,10 @@ export async function updateCollection(db: Database, store: string, id: string, 
 
 /** Soft-deletes a collection: its links stop counting and its slug can be reused. */
 export async function deleteCollection(db: Database, store: string, id: string) {
-  if (!(await collections.softDeleteCollection(db, store, id))) throw new AppError('NOT_FOUND', `collection ${id} not found`);
+  await db.transaction(async (tx) => {
+    if (!(await collections.softDeleteCollection(tx, store, id))) throw new AppError('NOT_FOUND', `collection ${id} not found`);
+    await bumpCatalogVersion(tx, store);
+  });
   return { collection: collectionView((await collections.findCollection(db, store, id, { includeDeleted: true }))!) };
 }
 
@@ -116,6 +137,7 @@ export async function addProductToCollection(db: Database, store: string, id: st
     await productOr404(tx, store, productId);
     await collections.addProduct(tx, store, id, productId);
     await collections.updateCollection(tx, store, id, {});
+    await bumpCatalogVersion(tx, store);
   });
   return { collection: collectionView(await collectionOr404(db, store, id)) };
 }
@@ -127,6 +149,7 @@ export async function removeProductFromCollection(db: Database, store: string, i
       throw new AppError('NOT_FOUND', `product ${productId} is not in collection ${id}`);
     }
     await collections.updateCollection(tx, store, id, {});
+    await bumpCatalogVersion(tx, store);
   });
   return { collection: collectionView(await collectionOr404(db, store, id)) };
 }

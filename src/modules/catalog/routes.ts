@@ -4,10 +4,13 @@ import { storeOf } from '../../plugins/auth.js';
 import { errorResponses } from '../../lib/http-schemas.js';
 import { CollectionList, ListProductsQuery, PageQuery, ProductEnvelope, ProductList, SlugParams } from './schemas.js';
 import * as catalog from './service.js';
+import { ResponseCache, sendCached } from './cache.js';
 
 const security = [{ bearer: [] }];
 
 const catalogRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const cache = new ResponseCache();
+
   app.get(
     '/v1/products',
     {
@@ -21,7 +24,7 @@ const catalogRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: ProductList, ...errorResponses([]) },
       },
     },
-    async (request) => catalog.listProducts(app.db, storeOf(request), request.query),
+    async (request, reply) => sendCached(request, reply, cache, () => catalog.listProducts(app.db, storeOf(request), request.query)),
   );
 
   app.get(
@@ -36,7 +39,7 @@ const catalogRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: ProductEnvelope, ...errorResponses(['NOT_FOUND']) },
       },
     },
-    async (request) => catalog.getProductBySlug(app.db, storeOf(request), request.params.slug),
+    async (request, reply) => sendCached(request, reply, cache, () => catalog.getProductBySlug(app.db, storeOf(request), request.params.slug)),
   );
 
   app.get(
@@ -52,7 +55,7 @@ const catalogRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: CollectionList, ...errorResponses([]) },
       },
     },
-    async (request) => catalog.listCollections(app.db, storeOf(request), request.query),
+    async (request, reply) => sendCached(request, reply, cache, () => catalog.listCollections(app.db, storeOf(request), request.query)),
   );
 };
 

@@ -1,6 +1,7 @@
 /** Order administration: listing and the status transitions of the table in state.ts. */
 import type { Database } from '../../db/client.js';
 import { AppError } from '../../plugins/errors.js';
+import { bumpCatalogVersion } from '../stores/repository.js';
 import * as repo from './repository.js';
 import type { OrderStatus } from './schemas.js';
 import { renderOrders } from './service.js';
@@ -34,6 +35,7 @@ export async function changeOrderStatus(db: Database, store: string, id: string,
       for (const line of [...lines].sort((a, b) => a.product.id.localeCompare(b.product.id))) {
         await repo.returnStock(tx, store, line.product.id, line.quantity);
       }
+      await bumpCatalogVersion(tx, store);
     }
   });
   return getAdminOrder(db, store, id);

@@ -14,6 +14,7 @@ import { assertCartPending } from '../carts/state.js';
 import { totals } from '../carts/views.js';
 import { productFieldsView } from '../catalog/views.js';
 import { completeIdempotencyKey, type IdempotencyClaim } from '../idempotency/plugin.js';
+import { bumpCatalogVersion } from '../stores/repository.js';
 import * as repo from './repository.js';
 import type { CreateOrderBody } from './schemas.js';
 import { orderView } from './views.js';
@@ -83,6 +84,8 @@ export async function placeOrder(db: Database, store: string, customerId: string
     }
     const result = { order: orderView(order, lineRows.map((l) => ({ ...l, orderId: order.id })), address) };
     await completeIdempotencyKey(tx, claim, 201, result);
+    // Stock and _count.orders changed; last, so the store row is held only while committing.
+    await bumpCatalogVersion(tx, store);
     return result;
   });
 }

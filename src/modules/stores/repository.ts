@@ -26,12 +26,23 @@ export async function insertToken(db: Executor, store: string, kind: TokenKind, 
   return row!;
 }
 
-export async function findActiveToken(db: Executor, store: string, secretHash: string): Promise<Pick<TokenRow, 'id' | 'kind'> | undefined> {
+/** A live token, with its store's catalog version: one indexed query per request does both. */
+export async function findActiveToken(
+  db: Executor,
+  store: string,
+  secretHash: string,
+): Promise<{ id: string; kind: TokenRow['kind']; catalogVersion: number } | undefined> {
   const [row] = await db
-    .select({ id: tokens.id, kind: tokens.kind })
+    .select({ id: tokens.id, kind: tokens.kind, catalogVersion: stores.catalogVersion })
     .from(tokens)
+    .innerJoin(stores, eq(stores.slug, tokens.store))
     .where(and(eq(tokens.store, store), eq(tokens.secretHash, secretHash), isNull(tokens.revokedAt)));
   return row;
+}
+
+/** Marks the store's catalog changed; call it last in the transaction that changes it. */
+export async function bumpCatalogVersion(db: Executor, store: string): Promise<void> {
+  await db.execute(sql`update stores set catalog_version = catalog_version + 1 where slug = ${store}`);
 }
 
 export async function revokeToken(db: Executor, store: string, id: string): Promise<TokenRow | undefined> {

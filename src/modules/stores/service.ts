@@ -69,7 +69,7 @@ export async function authenticateSecret(db: Database, secret: string) {
   const store = storeOfSecret(secret);
   if (!store) return undefined;
   const token = await repo.findActiveToken(db, store, hashSecret(secret));
-  return token ? { store, kind: token.kind, tokenId: token.id } : undefined;
+  return token ? { store, kind: token.kind, tokenId: token.id, catalogVersion: token.catalogVersion } : undefined;
 }
 
 function storeView(row: repo.StoreRow): StoreView {

@@ -1,0 +1,67 @@
+/**
+ * Serialized catalog answers, kept in memory per process and keyed by (store, catalog version,
+ * URL). The version is read with the token at the start of each request and bumped in the same
+ * transaction as any change, so an entry can only be as old as the version it is filed under:
+ * correct across processes with no invalidation messages. Bounded by entries and bytes (LRU).
+ */
+import { createHash } from 'node:crypto';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { storePrincipalOf } from '../../plugins/auth.js';
+
+interface Entry {
+  body: string;
+  etag: string;
+}
+
+export class ResponseCache {
+  private readonly entries = new Map<string, Entry>();
+  private bytes = 0;
+
+  constructor(
+    private readonly maxEntries = 5000,
+    private readonly maxBytes = 32 * 1024 * 1024,
+  ) {}
+
+  get(key: string): Entry | undefined {
+    const entry = this.entries.get(key);
+    if (entry) {
+      // Refresh its place: the Map's order is the LRU order.
+      this.entries.delete(key);
+      this.entries.set(key, entry);
+    }
+    return entry;
+  }
+
+  set(key: string, body: string): Entry {
+    const entry = { body, etag: `"${createHash('sha1').update(body).digest('base64url')}"` };
+    if (body.length > this.maxBytes / 4) return entry;
+    this.delete(key);
+    this.entries.set(key, entry);
+    this.bytes += body.length;
+    for (const [oldest] of this.entries) {
+      if (this.entries.size <= this.maxEntries && this.bytes <= this.maxBytes) break;
+      this.delete(oldest);
+    }
+    return entry;
+  }
+
+  private delete(key: string) {
+    const entry = this.entries.get(key);
+    if (!entry) return;
+    this.bytes -= entry.body.length;
+    this.entries.delete(key);
+  }
+}
+
+/**
+ * Answers a catalog GET from the cache, or computes, serializes (with the route's response
+ * schema) and files it. Sends a strong ETag and answers 304 to a matching If-None-Match.
+ */
+export async function sendCached(request: FastifyRequest, reply: FastifyReply, cache: ResponseCache, compute: () => Promise<unknown>) {
+  const principal = storePrincipalOf(request);
+  const key = `${principal.store}\u0000${principal.catalogVersion}\u0000${request.url}`;
+  const entry = cache.get(key) ?? cache.set(key, String(reply.serialize(await compute())));
+  reply.header('etag', entry.etag).header('cache-control', 'private, no-cache');
+  if (request.headers['if-none-match'] === entry.etag) return reply.code(304).send();
+  return reply.type('application/json; charset=utf-8').send(entry.body);
+}

@@ -1,0 +1,62 @@
+/**
+ * Cached catalog answers are never older than the last committed change: after an admin edit or an
+ * order that takes stock, the next read shows it, in this process and in any other.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { ROOT_TOKEN, startTestApp } from './support/app.js';
+import { TEST_DATABASE_URL } from './support/database.js';
+import { createProduct, createStore } from './support/factories.js';
+import { call, startServerProcess } from './support/server-process.js';
+import { createAddress, placeOrder } from './support/shop.js';
+
+const t = await startTestApp();
+
+test('reads after an admin edit or an order show the change at once; ETag and 304 follow the body', async () => {
+  const s = await createStore(t);
+  const p = await createProduct(t, s, { price: 100, quantity: 10 });
+  const first = await t.request('GET', '/api/v1/products', { token: s.storefront });
+  const etag = String(first.headers.etag);
+  assert.match(etag, /^"[A-Za-z0-9_-]+"$/);
+  assert.equal(first.headers['cache-control'], 'private, no-cache');
+  const same = await t.request('GET', '/api/v1/products', { token: s.storefront, headers: { 'if-none-match': etag } });
+  assert.equal(same.status, 304);
+  assert.equal(same.text, '');
+  await t.request('PATCH', `/api/v1/admin/products/${p.id}`, { token: s.admin, body: { price: 120 } });
+  const edited = await t.request('GET', '/api/v1/products', { token: s.storefront, headers: { 'if-none-match': etag } });
+  assert.equal(edited.status, 200, 'the edit changed the body, so the tag changed');
+  assert.equal(edited.json.products[0].price, 120);
+  assert.notEqual(edited.headers.etag, etag);
+  const { customer, address } = await createAddress(t, s);
+  await placeOrder(t, s, customer, { address: address.id, products: [{ id: p.id, quantity: 3 }] });
+  const bySlug = await t.request('GET', `/api/v1/products/${p.slug}`, { token: s.storefront });
+  assert.equal(bySlug.json.product.quantity, 7, 'the order took stock, and the read shows it');
+  assert.equal(bySlug.json.product._count.orders, 1);
+  const other = await createStore(t);
+  assert.equal((await t.request('GET', '/api/v1/products', { token: other.storefront })).json.total, 0, 'a cache never crosses stores');
+});
+
+test('two server processes: a change through one is seen at once through the other', { skip: !TEST_DATABASE_URL && 'needs TEST_DATABASE_URL: PGlite is one process' }, async () => {
+  const env = { DATABASE_URL: TEST_DATABASE_URL! };
+  const [one, two] = await Promise.all([startServerProcess(env), startServerProcess(env)]);
+  try {
+    const created = await call(one.base, 'POST', '/v1/admin/stores', { token: ROOT_TOKEN, body: { slug: `cache-${Date.now().toString(36)}` } });
+    const { admin, storefront } = created.json.tokens;
+    const p = await call(one.base, 'POST', '/v1/admin/products', { token: admin, body: { name: 'P', slug: 'p', sku: 'S', price: 100, quantity: 5, status: 'ACTIVE' } });
+    for (const server of [one, two]) assert.equal((await call(server.base, 'GET', '/v1/products/p', { token: storefront })).json.product.price, 100);
+    for (let i = 1; i <= 5; i++) {
+      const price = 100 + i;
+      const writer = i % 2 ? one : two;
+      const reader = i % 2 ? two : one;
+      assert.equal((await call(writer.base, 'PATCH', `/v1/admin/products/${p.json.product.id}`, { token: admin, body: { price } })).status, 200);
+      assert.equal((await call(reader.base, 'GET', '/v1/products/p', { token: storefront })).json.product.price, price);
+      assert.equal((await call(reader.base, 'GET', '/v1/products', { token: storefront })).json.products[0].price, price);
+    }
+    const token = await call(one.base, 'POST', '/v1/admin/tokens', { token: admin, body: { kind: 'storefront' } });
+    assert.equal((await call(two.base, 'GET', '/v1/products', { token: token.json.secret })).status, 200);
+    await call(one.base, 'DELETE', `/v1/admin/tokens/${token.json.token.id}`, { token: admin });
+    assert.equal((await call(two.base, 'GET', '/v1/products', { token: token.json.secret })).status, 401, 'revoked at once in the other process');
+  } finally {
+    await Promise.all([one.stop(), two.stop()]);
+  }
+});
