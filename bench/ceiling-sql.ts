@@ -87,6 +87,7 @@ async function order(c: pg.PoolClient, s: string, products: string[], cart: stri
   for (const p of taken) {
     await c.query(`insert into order_lines (store, order_id, product_id, quantity, unit_price, line_price, product) values ($1, $2, $3, 1, $4, $5, $6::jsonb)`, [s, o.rows[0].id, p.id, p.price, p.price, JSON.stringify(p)]);
   }
+  await c.query('update stores set catalog_version = catalog_version + 1 where slug = $1', [s]);
   if (cart) await c.query(`update carts set status = 'COMPLETED', customer_id = $3, address_id = $4, updated_at = now() where store = $1 and id = $2 and status = 'PENDING' and deleted_at is null returning id`, [s, cart, plan.customerId, plan.addressId]);
 }
 

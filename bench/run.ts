@@ -70,6 +70,13 @@ const ALL_WORKLOADS: Workload[] = [
 ];
 const WORKLOADS = ALL_WORKLOADS.filter((w) => !values.only || values.only.split(',').includes(w.name));
 
+function runCommand(command: string, args: string[]): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { cwd: ROOT, stdio: 'inherit' });
+    child.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`${command} ${args.join(' ')} exited ${code}`))));
+  });
+}
+
 function runNode(script: string, args: string[]): Promise<string> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, script), ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
@@ -150,7 +157,7 @@ async function benchSize(products: number): Promise<{ rows: Row[]; peakRss: numb
   const port = 3900;
   const base = `http://127.0.0.1:${port}`;
   const server = await startProcess(
-    ['--import', 'tsx', 'src/server.ts'],
+    ['dist/src/server.js'],
     { ...env, PORT: String(port), HOST: '127.0.0.1', SEED_DEMO: 'false', LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE: '0', ORDER_RATE_LIMIT_PER_MINUTE: '0', MAINTENANCE_INTERVAL_SECONDS: '0', DB_POOL_SIZE: String(POOL) },
     async () => (await fetch(`${base}/api/ready`)).ok,
   );
@@ -208,6 +215,8 @@ async function benchSize(products: number): Promise<{ rows: Row[]; peakRss: numb
   return { rows, peakRss };
 }
 
+// The server runs as it would be deployed: compiled to JavaScript (`npm run build`), not through tsx.
+await runCommand('npx', ['tsc', '-p', 'tsconfig.build.json']);
 const runs: Array<{ products: number; rows: Row[]; peakRss: number }> = [];
 for (const size of SIZES) runs.push({ products: size, ...(await benchSize(size)) });
 

@@ -4,12 +4,8 @@
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { PGlite } from '@electric-sql/pglite';
-import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
-import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
 import type { PgDatabase, PgQueryResultHKT, PgTransaction } from 'drizzle-orm/pg-core';
 import type { ExtractTablesWithRelations, SQL } from 'drizzle-orm';
-import pg from 'pg';
 import * as schema from './schema.js';
 import { acquireDataDirLock, type DataDirLock } from './data-dir-lock.js';
 
@@ -41,14 +37,16 @@ export interface DatabaseOptions {
   connectTimeoutMs?: number;
 }
 
-// COUNT(*) and other int8 values fit a JavaScript number in this service (no table nears 2^53).
-pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
-
 export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHandle> {
   return options.url ? openPostgres(options.url, options) : openPglite(options.dataDir);
 }
 
+// Each driver is loaded only when used: a server on PostgreSQL never loads PGlite, and back.
 async function openPostgres(url: string, options: DatabaseOptions): Promise<DatabaseHandle> {
+  const { default: pg } = await import('pg');
+  const { drizzle: drizzlePg } = await import('drizzle-orm/node-postgres');
+  // COUNT(*) and other int8 values fit a JavaScript number in this service (no table nears 2^53).
+  pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
   const pool = new pg.Pool({
     connectionString: url,
     max: options.poolSize ?? 10,
@@ -81,7 +79,9 @@ async function openPglite(dataDir: string | undefined): Promise<DatabaseHandle> 
     mkdirSync(dataDir, { recursive: true });
     lock = acquireDataDirLock(dataDir);
   }
-  let client: PGlite;
+  const { PGlite } = await import('@electric-sql/pglite');
+  const { drizzle: drizzlePglite } = await import('drizzle-orm/pglite');
+  let client: InstanceType<typeof PGlite>;
   try {
     // The database lives in a subdirectory, beside the lock file: initdb wants an empty directory.
     client = new PGlite(dataDir ? join(dataDir, 'pgdata') : undefined);

@@ -3,12 +3,15 @@
  * It runs in one transaction under an advisory lock, so several processes starting at once on one
  * PostgreSQL apply each migration exactly once, and a failing migration leaves nothing behind.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { sql } from 'drizzle-orm';
 import { queryRows, type Database } from './client.js';
 
-const MIGRATIONS_DIR = fileURLToPath(new URL('../../drizzle/', import.meta.url));
+// src/db/ when run from source, dist/src/db/ when compiled: the migrations stay at the top.
+const MIGRATIONS_DIR = ['../../drizzle/', '../../../drizzle/']
+  .map((relative) => fileURLToPath(new URL(relative, import.meta.url)))
+  .find((dir) => existsSync(`${dir}meta/_journal.json`))!;
 const MIGRATION_LOCK_ID = 7_242_001;
 
 interface JournalEntry {
