@@ -24,6 +24,9 @@ import { expireCarts } from './modules/carts/expiry-job.js';
 import idempotency from './modules/idempotency/plugin.js';
 import { purgeExpiredKeys } from './modules/idempotency/repository.js';
 import jobs from './plugins/jobs.js';
+import httpHygiene from './plugins/http-hygiene.js';
+import metrics from './plugins/metrics.js';
+import { RateLimiter } from './plugins/rate-limit.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -37,6 +40,8 @@ export interface AppOptions {
   config: Config;
   database: DatabaseHandle;
   logger?: FastifyServerOptions['logger'];
+  /** Redis key prefix of the rate-limit counters (tests keep theirs apart). */
+  rateLimitPrefix?: string;
 }
 
 const SANE_REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
@@ -50,6 +55,8 @@ function requestIdOf(request: IncomingMessage): string {
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
     logger: options.logger ?? false,
+    requestTimeout: options.config.requestTimeoutMs,
+    connectionTimeout: options.config.requestTimeoutMs * 2,
     genReqId: requestIdOf,
     bodyLimit: 1024 * 1024,
     frameworkErrors,
@@ -65,8 +72,17 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
 
   await app.register(errors);
+  await app.register(httpHygiene, { corsOrigins: options.config.corsOrigins });
+  await app.register(metrics, { token: options.config.metricsToken });
   await app.register(validation);
-  await app.register(auth, { rootToken: options.config.rootToken });
+  const limiter = new RateLimiter({ redisUrl: options.config.redisUrl, redisPrefix: options.rateLimitPrefix }, app.log);
+  app.addHook('onClose', () => limiter.close());
+  await app.register(auth, {
+    rootToken: options.config.rootToken,
+    limiter,
+    perMinute: options.config.rateLimitPerMinute,
+    ordersPerMinute: options.config.orderRateLimitPerMinute,
+  });
   await app.register(openapi);
   await app.register(idempotency);
   await app.register(jobs, {

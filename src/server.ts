@@ -1,13 +1,22 @@
-/** Starts the service: configuration, database and migrations, demo seed, then listen. */
+/**
+ * Starts the service: configuration, database and migrations, demo seed, then listen. With
+ * WORKERS=N (PostgreSQL only) a primary process prepares the database once and forks N workers
+ * that share the port; it restarts a worker that dies and stops them all on SIGTERM or SIGINT.
+ */
+import cluster from 'node:cluster';
 import { buildApp } from './app.js';
 import { openConfiguredDatabase } from './bootstrap.js';
 import { ConfigError, loadConfig, type Config } from './plugins/config.js';
 import { seedDemoStore } from './seed/demo.js';
+import type { CreatedStore } from './modules/stores/service.js';
 
-async function main() {
-  let config: Config;
+function readConfig(): Config {
   try {
-    config = loadConfig();
+    const config = loadConfig();
+    if (config.workers > 1 && !config.databaseUrl) {
+      throw new ConfigError([`WORKERS=${config.workers} needs DATABASE_URL: the embedded database serves one process`]);
+    }
+    return config;
   } catch (error) {
     if (error instanceof ConfigError) {
       console.error(error.message);
@@ -15,11 +24,38 @@ async function main() {
     }
     throw error;
   }
+}
 
-  const database = await openConfiguredDatabase(config, {
-    onWait: () => console.error('waiting for the database to answer...'),
-  });
-  const seeded = config.seedDemo ? await seedDemoStore(database.db) : undefined;
+function banner(config: Config, port: number, seeded: CreatedStore | undefined): string {
+  const base = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}/api`;
+  const where = config.databaseUrl ? 'PostgreSQL (DATABASE_URL)' : `embedded PostgreSQL in ${config.dataDir}`;
+  const workers = config.workers > 1 ? ` with ${config.workers} workers` : '';
+  const lines = [`Storefront API on ${base}/v1 using ${where}${workers}`, `Docs: ${base}/docs   OpenAPI: ${base}/openapi.json`];
+  if (seeded) {
+    lines.push(
+      `Demo store "${seeded.store.slug}" created. Its tokens are shown only now:`,
+      `  admin:      ${seeded.tokens.admin}`,
+      `  storefront: ${seeded.tokens.storefront}`,
+      `  try: curl -H "Authorization: Bearer ${seeded.tokens.storefront}" ${base}/v1/products`,
+    );
+  }
+  return lines.join('\n');
+}
+
+/** Migrates and seeds; answers the demo store's tokens when it was just created. */
+async function prepareDatabase(config: Config): Promise<CreatedStore | undefined> {
+  const database = await openConfiguredDatabase(config, { onWait: () => console.error('waiting for the database to answer...') });
+  try {
+    return config.seedDemo ? await seedDemoStore(database.db) : undefined;
+  } finally {
+    await database.close();
+  }
+}
+
+/** One serving process; resolves once it listens. */
+async function serve(config: Config, { seed }: { seed: boolean }): Promise<void> {
+  const database = await openConfiguredDatabase(config, { onWait: () => console.error('waiting for the database to answer...') });
+  const seeded = seed && config.seedDemo ? await seedDemoStore(database.db) : undefined;
   const app = await buildApp({ config, database, logger: { level: config.logLevel } });
 
   let closing = false;
@@ -41,22 +77,40 @@ async function main() {
 
   await app.listen({ port: config.port, host: config.host });
   const address = app.server.address();
-  const port = typeof address === 'object' && address ? address.port : config.port;
-  const base = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}/api`;
-  const where = config.databaseUrl ? 'PostgreSQL (DATABASE_URL)' : `embedded PostgreSQL in ${config.dataDir}`;
-  const lines = [`Storefront API on ${base}/v1 using ${where}`, `Docs: ${base}/docs   OpenAPI: ${base}/openapi.json`];
-  if (seeded) {
-    lines.push(
-      `Demo store "${seeded.store.slug}" created. Its tokens are shown only now:`,
-      `  admin:      ${seeded.tokens.admin}`,
-      `  storefront: ${seeded.tokens.storefront}`,
-      `  try: curl -H "Authorization: Bearer ${seeded.tokens.storefront}" ${base}/v1/products`,
-    );
-  }
-  console.log(lines.join('\n'));
+  if (cluster.isPrimary) console.log(banner(config, typeof address === 'object' && address ? address.port : config.port, seeded));
 }
 
-main().catch((error: unknown) => {
-  console.error("storefront failed to start:", error);
+async function runPrimary(config: Config): Promise<void> {
+  const seeded = await prepareDatabase(config);
+  let stopping = false;
+  const fork = () => cluster.fork({ SEED_DEMO: 'false' });
+  for (let i = 0; i < config.workers; i++) fork();
+  let listening = 0;
+  cluster.on('listening', (_worker, address) => {
+    if (++listening === config.workers) console.log(banner(config, address.port, seeded));
+  });
+  cluster.on('exit', (worker, code, signal) => {
+    if (stopping) {
+      if (Object.keys(cluster.workers ?? {}).length === 0) process.exit(0);
+      return;
+    }
+    console.error(`worker ${worker.process.pid} exited (${signal ?? code}); starting another`);
+    fork();
+  });
+  const stop = () => {
+    if (stopping) return;
+    stopping = true;
+    const workers = Object.values(cluster.workers ?? {});
+    if (workers.length === 0) process.exit(0);
+    for (const worker of workers) worker?.process.kill('SIGTERM');
+  };
+  process.once('SIGTERM', stop);
+  process.once('SIGINT', stop);
+}
+
+const config = readConfig();
+const started = config.workers > 1 && cluster.isPrimary ? runPrimary(config) : serve(config, { seed: !cluster.isWorker });
+started.catch((error: unknown) => {
+  console.error('storefront failed to start:', error);
   process.exit(1);
 });

@@ -55,6 +55,32 @@ test('two server processes on one PostgreSQL: 30 concurrent orders of 1 unit wit
   }
 });
 
+test('two server processes: 8 concurrent retries of one Idempotency-Key make one order', { skip: !TEST_DATABASE_URL && 'needs TEST_DATABASE_URL (PostgreSQL): PGlite is one process' }, async () => {
+  const env = { DATABASE_URL: TEST_DATABASE_URL!, ORDER_RATE_LIMIT_PER_MINUTE: '0', RATE_LIMIT_PER_MINUTE: '0' };
+  const [one, two] = await Promise.all([startServerProcess(env), startServerProcess(env)]);
+  try {
+    const shop = await setUpStore(one.base, [10]);
+    const product = shop.products[0]!;
+    const key = randomUUID();
+    const answers = await Promise.all(
+      Array.from({ length: 8 }, (_, i) =>
+        call(i % 2 ? one.base : two.base, 'POST', `/v1/${shop.customer}/orders`, {
+          token: shop.storefront,
+          headers: { 'idempotency-key': key },
+          body: { address: shop.addressId, products: [{ id: product.id, quantity: 1 }] },
+        }),
+      ),
+    );
+    for (const r of answers) assert.ok(r.status === 201 || (r.status === 409 && r.json.code === 'IDEMPOTENCY_KEY_IN_USE'), `${r.status} ${r.text.slice(0, 200)}`);
+    assert.equal(new Set(answers.filter((r) => r.status === 201).map((r) => r.json.order.id)).size, 1);
+    const orders = await call(two.base, 'GET', `/v1/${shop.customer}/orders`, { token: shop.storefront });
+    assert.equal(orders.json.total, 1);
+    assert.equal((await call(one.base, 'GET', `/v1/admin/products/${product.id}`, { token: shop.admin })).json.product.quantity, 9);
+  } finally {
+    await Promise.all([one.stop(), two.stop()]);
+  }
+});
+
 test('a server killed with SIGKILL during a stream of orders: every answered order is whole and stock adds up', async () => {
   let removeDataDir = () => {};
   const env: Record<string, string> = { ORDER_RATE_LIMIT_PER_MINUTE: '0', RATE_LIMIT_PER_MINUTE: '0' };

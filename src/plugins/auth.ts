@@ -7,6 +7,7 @@ import fp from 'fastify-plugin';
 import { AppError } from './errors.js';
 import { authenticateSecret } from '../modules/stores/service.js';
 import { secretsEqual } from '../modules/stores/tokens.js';
+import type { RateLimiter } from './rate-limit.js';
 
 /** `root`: the platform operator. `admin`: one store's admin API. `storefront`: its storefront. */
 export type AuthRequirement = 'root' | 'admin' | 'storefront';
@@ -56,18 +57,44 @@ function unauthorized(detail: string, error?: string): AppError {
   return new AppError('UNAUTHORIZED', detail, { headers: { 'www-authenticate': challenge } });
 }
 
+export interface AuthOptions {
+  rootToken: string | undefined;
+  limiter: RateLimiter;
+  /** Requests per minute per token, or per client address without a valid token; 0 = off. */
+  perMinute: number;
+  /** Order creations per minute per token and customer; 0 = off. */
+  ordersPerMinute: number;
+}
+
+async function principalOf(app: FastifyInstance, request: FastifyRequest, rootToken: string | undefined): Promise<Principal> {
+  const secret = bearerOf(request);
+  if (!secret) throw unauthorized('send Authorization: Bearer <token>');
+  if (rootToken && secretsEqual(secret, rootToken)) return { kind: 'root' };
+  const principal = await authenticateSecret(app.db, secret);
+  if (!principal) throw unauthorized('the token is unknown or was revoked', 'invalid_token');
+  return principal;
+}
+
 export default fp(
-  async (app: FastifyInstance, options: { rootToken: string | undefined }) => {
+  async (app: FastifyInstance, options: AuthOptions) => {
     app.decorateRequest('principal', null);
-    app.addHook('onRequest', async (request) => {
+    app.addHook('onRequest', async (request, reply) => {
       const required = request.routeOptions.config.auth;
       if (!required) return;
-      const secret = bearerOf(request);
-      if (!secret) throw unauthorized('send Authorization: Bearer <token>');
-      let principal: Principal | undefined;
-      if (options.rootToken && secretsEqual(secret, options.rootToken)) principal = { kind: 'root' };
-      else principal = await authenticateSecret(app.db, secret);
-      if (!principal) throw unauthorized('the token is unknown or was revoked', 'invalid_token');
+      let principal: Principal;
+      try {
+        principal = await principalOf(app, request, options.rootToken);
+      } catch (error) {
+        // Requests without a valid token count against their client address.
+        if (error instanceof AppError && error.code === 'UNAUTHORIZED') await options.limiter.consume(reply, `ip:${request.ip}`, options.perMinute);
+        throw error;
+      }
+      const who = principal.kind === 'root' ? 'root' : principal.tokenId;
+      await options.limiter.consume(reply, `token:${who}`, options.perMinute);
+      if (request.routeOptions.config.orderLimit) {
+        const customer = (request.params as { customer?: string }).customer ?? '';
+        await options.limiter.consume(reply, `order:${who}:${customer.toLowerCase()}`, options.ordersPerMinute);
+      }
       if (!ALLOWED[required].includes(principal.kind)) {
         throw new AppError('FORBIDDEN', `a ${principal.kind} token may not use this route; it needs a ${required} token`, {
           headers: { 'www-authenticate': 'Bearer realm="storefront", error="insufficient_scope"' },

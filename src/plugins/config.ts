@@ -18,6 +18,13 @@ export interface Config {
   dbPoolSize: number;
   dbStatementTimeoutMs: number;
   dbConnectTimeoutMs: number;
+  rateLimitPerMinute: number;
+  orderRateLimitPerMinute: number;
+  redisUrl: string | undefined;
+  metricsToken: string | undefined;
+  corsOrigins: string[];
+  requestTimeoutMs: number;
+  workers: number;
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -47,6 +54,16 @@ export function loadConfig(env: Env = process.env): Config {
     dbPoolSize: read.integer('DB_POOL_SIZE', 10, 1, 1000),
     dbStatementTimeoutMs: read.integer('DB_STATEMENT_TIMEOUT_MS', 15000, 100, 600000),
     dbConnectTimeoutMs: read.integer('DB_CONNECT_TIMEOUT_MS', 3000, 100, 600000),
+    rateLimitPerMinute: read.integer('RATE_LIMIT_PER_MINUTE', 3000, 0, 10_000_000),
+    orderRateLimitPerMinute: read.integer('ORDER_RATE_LIMIT_PER_MINUTE', 60, 0, 10_000_000),
+    redisUrl: read.optional('REDIS_URL', (v) => /^rediss?:\/\/.+/.test(v), 'a redis:// or rediss:// URL'),
+    metricsToken: read.optional('METRICS_TOKEN', (v) => v.length >= 16 && !/\s/.test(v), 'at least 16 characters, no spaces'),
+    corsOrigins: (read.optional('CORS_ORIGINS', (v) => v.split(',').every((o) => /^https?:\/\/[^\s,/]+$/.test(o.trim())), 'a comma-separated list of origins like https://shop.example') ?? '')
+      .split(',')
+      .map((o) => o.trim())
+      .filter(Boolean),
+    requestTimeoutMs: read.integer('REQUEST_TIMEOUT_MS', 30000, 1000, 600000),
+    workers: read.integer('WORKERS', 1, 1, 64),
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;

@@ -97,7 +97,15 @@ export function problemOf(error: AppError, requestId: string): Problem {
   return body;
 }
 
+declare module 'fastify' {
+  interface FastifyReply {
+    /** The code of the problem this reply answers, if any (for metrics and logs). */
+    problemCode: ErrorCode | null;
+  }
+}
+
 export function sendProblem(reply: FastifyReply, error: AppError): FastifyReply {
+  reply.problemCode = error.code;
   for (const [name, value] of Object.entries(error.extra.headers ?? {})) reply.header(name, value);
   return reply.code(error.status).type('application/problem+json; charset=utf-8').send(problemOf(error, reply.request.id));
 }
@@ -168,6 +176,7 @@ function handleError(this: FastifyInstance, error: unknown, request: FastifyRequ
 
 export default fp(
   async (app: FastifyInstance) => {
+    app.decorateReply('problemCode', null);
     app.setErrorHandler(handleError);
     app.setNotFoundHandler((request, reply) => {
       const path = request.url.split('?')[0] ?? '';

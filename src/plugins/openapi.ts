@@ -31,7 +31,7 @@ export default fp(
         ],
       },
     });
-    await app.register(swaggerUi, { routePrefix: '/api/docs', uiConfig: { deepLinking: true, persistAuthorization: true } });
+    await app.register(swaggerUi, { routePrefix: '/api/docs', staticCSP: true, uiConfig: { deepLinking: true, persistAuthorization: true } });
     app.get('/api/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   },
   { name: 'openapi' },

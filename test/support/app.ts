@@ -5,7 +5,7 @@
 import { after } from 'node:test';
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
-import { buildApp } from '../../src/app.js';
+import { buildApp, type AppOptions } from '../../src/app.js';
 import { openDatabase, type DatabaseHandle } from '../../src/db/client.js';
 import { loadConfig, type Config } from '../../src/plugins/config.js';
 import { copyTemplate, TEST_DATABASE_URL } from './database.js';
@@ -37,7 +37,7 @@ export interface TestApp {
 
 /** Environment of every test app; a test may override any of it. */
 export function testEnv(overrides: Record<string, string> = {}): Record<string, string> {
-  return { STOREFRONT_ROOT_TOKEN: ROOT_TOKEN, SEED_DEMO: 'false', LOG_LEVEL: 'silent', MAINTENANCE_INTERVAL_SECONDS: '0', ...overrides };
+  return { STOREFRONT_ROOT_TOKEN: ROOT_TOKEN, SEED_DEMO: 'false', LOG_LEVEL: 'silent', MAINTENANCE_INTERVAL_SECONDS: '0', RATE_LIMIT_PER_MINUTE: '0', ORDER_RATE_LIMIT_PER_MINUTE: '0', ...overrides };
 }
 
 /** Starts the app for this test file and closes it (and its database) when the file ends. */
@@ -59,6 +59,19 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
     await database.close();
     removeDataDir();
   });
+  return { app, database, config, request: (method, url, options) => inject(app, method, url, options) };
+}
+
+/** Another app on an already open database (other settings, same data); closed when the file ends. */
+export async function startAppOn(
+  database: DatabaseHandle,
+  env: Record<string, string> = {},
+  extra: { logger?: AppOptions['logger']; rateLimitPrefix?: string } = {},
+): Promise<TestApp> {
+  const config = loadConfig(testEnv(env));
+  const app = await buildApp({ config, database, ...extra });
+  await app.ready();
+  after(() => app.close());
   return { app, database, config, request: (method, url, options) => inject(app, method, url, options) };
 }
 

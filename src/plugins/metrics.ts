@@ -1,0 +1,69 @@
+/**
+ * Prometheus metrics at /api/metrics (a registry per app, not the global one): requests and
+ * latency by route pattern and status, database pool use, orders created, stock refusals and
+ * idempotent replays. With METRICS_TOKEN set, the route needs `Authorization: Bearer <it>`.
+ * Business counters are read off the answers, so no module needs to know about metrics.
+ */
+import type { FastifyInstance } from 'fastify';
+import fp from 'fastify-plugin';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { secretsEqual } from '../modules/stores/tokens.js';
+import { AppError } from './errors.js';
+
+const ORDER_ROUTE = '/api/v1/:customer/orders';
+
+export default fp(
+  async (app: FastifyInstance, options: { token: string | undefined }) => {
+    const registry = new Registry();
+    collectDefaultMetrics({ register: registry });
+    const labelNames = ['method', 'route', 'status'] as const;
+    const requests = new Counter({ name: 'http_requests_total', help: 'HTTP requests answered', labelNames, registers: [registry] });
+    const latency = new Histogram({
+      name: 'http_request_duration_seconds',
+      help: 'Time to answer, by route pattern and status',
+      labelNames,
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+      registers: [registry],
+    });
+    const orders = new Counter({ name: 'storefront_orders_created_total', help: 'Orders created', registers: [registry] });
+    const refusals = new Counter({ name: 'storefront_stock_refusals_total', help: 'Answers refused for stock or availability', labelNames: ['code'], registers: [registry] });
+    const replays = new Counter({ name: 'storefront_idempotent_replays_total', help: 'Answers replayed for a repeated Idempotency-Key', registers: [registry] });
+    new Gauge({
+      name: 'db_pool_connections',
+      help: 'Database connections by state',
+      labelNames: ['state'],
+      registers: [registry],
+      collect() {
+        const stats = app.database.poolStats();
+        this.set({ state: 'total' }, stats.total);
+        this.set({ state: 'idle' }, stats.idle);
+        this.set({ state: 'waiting' }, stats.waiting);
+      },
+    });
+
+    app.addHook('onResponse', async (request, reply) => {
+      const route = request.routeOptions.url ?? 'unknown';
+      const labels = { method: request.method, route, status: String(reply.statusCode) };
+      requests.inc(labels);
+      latency.observe(labels, reply.elapsedTime / 1000);
+      const replayed = reply.getHeader('idempotent-replayed') === 'true';
+      if (replayed) replays.inc();
+      else if (route === ORDER_ROUTE && request.method === 'POST' && reply.statusCode === 201) orders.inc();
+      const code = reply.problemCode;
+      if (!replayed && (code === 'INSUFFICIENT_STOCK' || code === 'PRODUCT_UNAVAILABLE')) refusals.inc({ code });
+    });
+
+    app.get('/api/metrics', { schema: { hide: true } }, async (request, reply) => {
+      if (options.token) {
+        const given = /^Bearer +(\S+)$/i.exec(request.headers.authorization ?? '')?.[1];
+        if (!given || !secretsEqual(given, options.token)) {
+          throw new AppError('UNAUTHORIZED', 'the metrics need Authorization: Bearer <METRICS_TOKEN>', {
+            headers: { 'www-authenticate': 'Bearer realm="metrics"' },
+          });
+        }
+      }
+      return reply.type(registry.contentType).send(await registry.metrics());
+    });
+  },
+  { name: 'metrics', dependencies: ['errors'] },
+);
