@@ -36,8 +36,8 @@ test('the docs page lists the operations and "Try it out" works with a token', {
     }
     await page.getByRole('button', { name: /Authorize/ }).first().click();
     await page.locator('.modal-ux input[type=text]').first().fill(storefront);
-    await page.locator('.modal-ux').getByRole('button', { name: 'Authorize', exact: true }).click();
-    await page.locator('.modal-ux').getByRole('button', { name: 'Close' }).first().click();
+    await page.locator('.modal-ux button.authorize').first().click();
+    await page.locator('.modal-ux button.btn-done').first().click();
     const operation = page.locator('#operations-catalog-get_api_v1_products');
     await operation.locator('.opblock-summary').click();
     await operation.getByRole('button', { name: 'Try it out' }).click();
@@ -48,6 +48,7 @@ test('the docs page lists the operations and "Try it out" works with a token', {
     assert.match(await operation.locator('.live-responses-table .microlight').first().innerText(), /Docs shirt/);
     mkdirSync(join(ROOT, 'test-results'), { recursive: true });
     const shot = join(ROOT, 'test-results', 'docs-try-it-out.png');
+    await status.scrollIntoViewIfNeeded();
     await page.screenshot({ path: shot, fullPage: false });
     console.log(`# docs screenshot: ${shot}`);
   } finally {

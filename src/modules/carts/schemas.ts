@@ -1,7 +1,7 @@
 /** Cart request and response shapes of the contract, with decisions.md's limits. */
 import { Type, type Static } from '@sinclair/typebox';
 import { productFields } from '../catalog/schemas.js';
-import { Nullable, NullableTimestamp, Timestamp, Uuid } from '../../lib/http-schemas.js';
+import { Nullable, NullableTimestamp, StringEnum, Timestamp, Uuid } from '../../lib/http-schemas.js';
 
 export const LineQuantity = Type.Integer({ minimum: 1, maximum: 100_000, description: 'units, 1..100000' });
 
@@ -31,7 +31,7 @@ export const ProductLine = Type.Object({
   }),
 });
 
-export const CartStatus = Type.Union([Type.Literal('PENDING'), Type.Literal('COMPLETED'), Type.Literal('EXPIRED')]);
+export const CartStatus = StringEnum(['PENDING', 'COMPLETED', 'EXPIRED'] as const);
 
 export const Cart = Type.Object({
   id: Uuid('cart id'),

@@ -1,8 +1,8 @@
 /** Product and collection shapes of the contract; every module that shows a product uses these. */
 import { Type, type Static } from '@sinclair/typebox';
-import { Nullable, NullableTimestamp, Offset, Limit, Slug, Timestamp, Uuid } from '../../lib/http-schemas.js';
+import { Nullable, NullableTimestamp, Offset, Limit, Slug, StringEnum, Timestamp, Uuid } from '../../lib/http-schemas.js';
 
-export const ProductStatus = Type.Union([Type.Literal('DRAFT'), Type.Literal('ACTIVE')], { description: 'DRAFT or ACTIVE' });
+export const ProductStatus = StringEnum(['DRAFT', 'ACTIVE'] as const, { description: 'DRAFT or ACTIVE' });
 
 /** Product fields shared by catalog products and cart and order lines. */
 export const productFields = {
@@ -61,7 +61,7 @@ export const ListProductsQuery = Type.Object(
     collection: Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: 'slug of a collection' })),
     limit: Type.Optional(Limit),
     offset: Type.Optional(Offset),
-    sort: Type.Optional(Type.Union(PRODUCT_SORTS.map((s) => Type.Literal(s)), { default: '-createdAt' })),
+    sort: Type.Optional(StringEnum(PRODUCT_SORTS, { default: '-createdAt', description: 'order of the list' })),
   },
   { additionalProperties: false },
 );

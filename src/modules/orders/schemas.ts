@@ -1,12 +1,11 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Address } from '../addresses/schemas.js';
 import { LineRequest, ProductLine } from '../carts/schemas.js';
-import { Limit, Nullable, NullableTimestamp, Offset, Timestamp, Uuid } from '../../lib/http-schemas.js';
+import { Limit, Nullable, NullableTimestamp, Offset, StringEnum, Timestamp, Uuid } from '../../lib/http-schemas.js';
 
-export const OrderStatus = Type.Union(
-  [Type.Literal('CREATED'), Type.Literal('PAID'), Type.Literal('FULFILLED'), Type.Literal('CANCELLED')],
-  { description: 'CREATED -> PAID -> FULFILLED; CREATED or PAID -> CANCELLED' },
-);
+export const OrderStatus = StringEnum(['CREATED', 'PAID', 'FULFILLED', 'CANCELLED'] as const, {
+  description: 'CREATED -> PAID -> FULFILLED; CREATED or PAID -> CANCELLED',
+});
 export type OrderStatus = Static<typeof OrderStatus>;
 
 export const CreateOrderBody = Type.Object(
