@@ -1,5 +1,5 @@
 import { and, eq, isNull, sql } from 'drizzle-orm';
-import type { Executor } from '../../db/client.js';
+import type { Database, Executor } from '../../db/client.js';
 import { stores, tokens } from '../../db/schema.js';
 import type { TokenKind } from './tokens.js';
 
@@ -26,17 +26,27 @@ export async function insertToken(db: Executor, store: string, kind: TokenKind, 
   return row!;
 }
 
-/** A live token, with its store's catalog version: one indexed query per request does both. */
-export async function findActiveToken(
-  db: Executor,
-  store: string,
-  secretHash: string,
-): Promise<{ id: string; kind: TokenRow['kind']; catalogVersion: number } | undefined> {
-  const [row] = await db
+function tokenLookup(db: Database) {
+  return db
     .select({ id: tokens.id, kind: tokens.kind, catalogVersion: stores.catalogVersion })
     .from(tokens)
     .innerJoin(stores, eq(stores.slug, tokens.store))
-    .where(and(eq(tokens.store, store), eq(tokens.secretHash, secretHash), isNull(tokens.revokedAt)));
+    .where(and(eq(tokens.store, sql.placeholder('store')), eq(tokens.secretHash, sql.placeholder('hash')), isNull(tokens.revokedAt)))
+    .prepare('storefront_token_lookup');
+}
+
+// Every request runs this query: it is built once per database and prepared on the server.
+const preparedLookups = new WeakMap<Database, ReturnType<typeof tokenLookup>>();
+
+/** A live token, with its store's catalog version: one indexed query per request does both. */
+export async function findActiveToken(
+  db: Database,
+  store: string,
+  secretHash: string,
+): Promise<{ id: string; kind: TokenRow['kind']; catalogVersion: number } | undefined> {
+  let lookup = preparedLookups.get(db);
+  if (!lookup) preparedLookups.set(db, (lookup = tokenLookup(db)));
+  const [row] = await lookup.execute({ store, hash: secretHash });
   return row;
 }
 
