@@ -189,6 +189,7 @@ export default fp(
 /** Fastify's own early failures (a malformed URL) go through the same format. */
 export function frameworkErrors(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
   const appError = error.code === 'FST_ERR_BAD_URL' ? new AppError('VALIDATION_FAILED', 'the URL is not valid') : toAppError(error);
-  reply.header('x-request-id', request.id);
+  // Hooks (and so helmet) do not run for these early failures.
+  reply.header('x-request-id', request.id).header('x-content-type-options', 'nosniff');
   sendProblem(reply, appError);
 }
