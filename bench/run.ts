@@ -133,6 +133,7 @@ async function prepareDatabase(products: number): Promise<{ fixture: BenchFixtur
     env = { DATA_DIR: dataDir };
     cleanup = () => rmSync(dataDir, { recursive: true, force: true });
   } else {
+    await createDatabaseIfMissing(DATABASE_URL);
     database = await openDatabase({ url: DATABASE_URL, poolSize: 2 });
     await database.db.execute(sql`drop schema if exists public cascade`);
     await database.db.execute(sql`create schema public`);
@@ -142,6 +143,22 @@ async function prepareDatabase(products: number): Promise<{ fixture: BenchFixtur
   const fixture = await seedBench(database.db, products, values.embedded ? 5000 : cartsPerPool);
   await database.close();
   return { fixture, env, cleanup };
+}
+
+/** The benchmark's database is its own: made on first use, through the server's `postgres` database. */
+async function createDatabaseIfMissing(url: string): Promise<void> {
+  const { default: pg } = await import('pg');
+  const name = decodeURIComponent(new URL(url).pathname.slice(1));
+  const maintenance = new URL(url);
+  maintenance.pathname = '/postgres';
+  const client = new pg.Client({ connectionString: maintenance.toString() });
+  await client.connect();
+  try {
+    const { rowCount } = await client.query('select 1 from pg_database where datname = $1', [name]);
+    if (!rowCount) await client.query(`create database "${name.replaceAll('"', '""')}"`);
+  } finally {
+    await client.end();
+  }
 }
 
 interface Row extends LoadResult {
