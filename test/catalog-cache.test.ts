@@ -4,6 +4,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { ROOT_TOKEN, startTestApp } from './support/app.js';
 import { TEST_DATABASE_URL } from './support/database.js';
 import { createProduct, createStore } from './support/factories.js';
@@ -34,6 +35,48 @@ test('reads after an admin edit or an order show the change at once; ETag and 30
   assert.equal(bySlug.json.product._count.orders, 1);
   const other = await createStore(t);
   assert.equal((await t.request('GET', '/api/v1/products', { token: other.storefront })).json.total, 0, 'a cache never crosses stores');
+});
+
+test('under a stream of reads with one token, each read sent after an edit or a revocation sees it', async () => {
+  // Requests of one token share their token lookup while it runs; this proves none gets one that
+  // started before it was sent.
+  const s = await createStore(t);
+  const p = await createProduct(t, s, { price: 100, quantity: 10 });
+  let streaming = true;
+  const readers = Array.from({ length: 8 }, async () => {
+    // Each turn of a reader yields to the event loop, as requests from sockets do: on the
+    // in-process PGlite, app.inject alone would run on microtasks and starve the writer.
+    while (streaming) {
+      await nextTurn();
+      assert.equal((await t.request('GET', `/api/v1/products/${p.slug}`, { token: s.storefront })).status, 200);
+    }
+  });
+  try {
+    for (let price = 101; price <= 110; price++) {
+      assert.equal((await t.request('PATCH', `/api/v1/admin/products/${p.id}`, { token: s.admin, body: { price } })).status, 200);
+      assert.equal((await t.request('GET', `/api/v1/products/${p.slug}`, { token: s.storefront })).json.product.price, price);
+    }
+  } finally {
+    streaming = false;
+    await Promise.all(readers);
+  }
+  const extra = await t.request('POST', '/api/v1/admin/tokens', { token: s.admin, body: { kind: 'storefront' } });
+  const secret = extra.json.secret;
+  streaming = true;
+  const revokedReaders = Array.from({ length: 8 }, async () => {
+    while (streaming) {
+      await nextTurn();
+      await t.request('GET', '/api/v1/products', { token: secret });
+    }
+  });
+  try {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.equal((await t.request('DELETE', `/api/v1/admin/tokens/${extra.json.token.id}`, { token: s.admin })).status, 200);
+    assert.equal((await t.request('GET', '/api/v1/products', { token: secret })).status, 401, 'revoked at once, even mid-stream');
+  } finally {
+    streaming = false;
+    await Promise.all(revokedReaders);
+  }
 });
 
 test('two server processes: a change through one is seen at once through the other', { skip: !TEST_DATABASE_URL && 'needs TEST_DATABASE_URL: PGlite is one process' }, async () => {

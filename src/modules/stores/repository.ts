@@ -2,6 +2,7 @@ import { and, eq, isNull, sql } from 'drizzle-orm';
 import type { Database, Executor } from '../../db/client.js';
 import { stores, tokens } from '../../db/schema.js';
 import type { TokenKind } from './tokens.js';
+import { FreshCoalescer } from '../../lib/fresh-coalescer.js';
 
 export type StoreRow = typeof stores.$inferSelect;
 export type TokenRow = typeof tokens.$inferSelect;
@@ -35,19 +36,22 @@ function tokenLookup(db: Database) {
     .prepare('storefront_token_lookup');
 }
 
-// Every request runs this query: it is built once per database and prepared on the server.
-const preparedLookups = new WeakMap<Database, ReturnType<typeof tokenLookup>>();
+type ActiveToken = { id: string; kind: TokenRow['kind']; catalogVersion: number };
+
+// Every request runs this query: it is built once per database, prepared on the server, and
+// shared among the requests of one token that wait for it at the same time.
+const preparedLookups = new WeakMap<Database, { query: ReturnType<typeof tokenLookup>; coalescer: FreshCoalescer<ActiveToken | undefined> }>();
 
 /** A live token, with its store's catalog version: one indexed query per request does both. */
 export async function findActiveToken(
   db: Database,
   store: string,
   secretHash: string,
-): Promise<{ id: string; kind: TokenRow['kind']; catalogVersion: number } | undefined> {
+): Promise<ActiveToken | undefined> {
   let lookup = preparedLookups.get(db);
-  if (!lookup) preparedLookups.set(db, (lookup = tokenLookup(db)));
-  const [row] = await lookup.execute({ store, hash: secretHash });
-  return row;
+  if (!lookup) preparedLookups.set(db, (lookup = { query: tokenLookup(db), coalescer: new FreshCoalescer() }));
+  const { query } = lookup;
+  return lookup.coalescer.get(`${store}\u0000${secretHash}`, async () => (await query.execute({ store, hash: secretHash }))[0]);
 }
 
 /** Marks the store's catalog changed; call it last in the transaction that changes it. */
