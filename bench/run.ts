@@ -35,6 +35,8 @@ const WARMUP = Number(values.warmup);
 const CONNECTIONS = Number(values.connections);
 const POOL = 20;
 const DATABASE_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/bench';
+/** `npm run serve` without its `node`: the benchmark starts the server exactly as deployed. */
+const SERVE_ARGS = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).scripts.serve as string).split(' ').slice(1);
 
 interface Workload {
   name: string;
@@ -174,7 +176,7 @@ async function benchSize(products: number): Promise<{ rows: Row[]; peakRss: numb
   const port = 3900;
   const base = `http://127.0.0.1:${port}`;
   const server = await startProcess(
-    ['dist/src/server.js'],
+    SERVE_ARGS,
     { ...env, PORT: String(port), HOST: '127.0.0.1', SEED_DEMO: 'false', LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE: '0', ORDER_RATE_LIMIT_PER_MINUTE: '0', MAINTENANCE_INTERVAL_SECONDS: '0', DB_POOL_SIZE: String(POOL) },
     async () => (await fetch(`${base}/api/ready`)).ok,
   );
@@ -232,7 +234,8 @@ async function benchSize(products: number): Promise<{ rows: Row[]; peakRss: numb
   return { rows, peakRss };
 }
 
-// The server runs as it would be deployed: compiled to JavaScript (`npm run build`), not through tsx.
+// The server runs as it would be deployed: compiled to JavaScript (`npm run build`), not through
+// tsx, with the node flags of `npm run serve` (they bound its memory).
 await runCommand('npx', ['tsc', '-p', 'tsconfig.build.json']);
 const runs: Array<{ products: number; rows: Row[]; peakRss: number }> = [];
 for (const size of SIZES) runs.push({ products: size, ...(await benchSize(size)) });
