@@ -4,7 +4,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { setImmediate as nextTurn } from 'node:timers/promises';
+import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises';
 import { ROOT_TOKEN, startTestApp } from './support/app.js';
 import { TEST_DATABASE_URL } from './support/database.js';
 import { createProduct, createStore } from './support/factories.js';
@@ -70,7 +70,7 @@ test('under a stream of reads with one token, each read sent after an edit or a 
     }
   });
   try {
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await sleep(50);
     assert.equal((await t.request('DELETE', `/api/v1/admin/tokens/${extra.json.token.id}`, { token: s.admin })).status, 200);
     assert.equal((await t.request('GET', '/api/v1/products', { token: secret })).status, 401, 'revoked at once, even mid-stream');
   } finally {

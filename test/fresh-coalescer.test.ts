@@ -2,6 +2,7 @@
 // lookups the test finishes by hand, that sharing never hands a caller an answer read before it asked.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { setImmediate as turn } from 'node:timers/promises';
 import { FreshCoalescer } from '../src/lib/fresh-coalescer.js';
 
 /** A lookup the test settles by hand, counting how many were started. */
@@ -10,8 +11,6 @@ function manualLookups() {
   const load = () => new Promise<number>((resolve, reject) => started.push({ resolve, reject }));
   return { started, load };
 }
-
-const turn = () => new Promise((resolve) => setImmediate(resolve));
 
 test('a caller arriving during a lookup waits for the next one; all that arrived meanwhile share it', async () => {
   const coalescer = new FreshCoalescer<number>();

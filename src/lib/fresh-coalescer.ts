@@ -22,10 +22,9 @@ export class FreshCoalescer<V> {
     return next;
   }
 
+  // Called only while no lookup of the key runs, so the one that ends is always the one to forget.
   private start(key: string, load: () => Promise<V>): Promise<V> {
-    const lookup = load().finally(() => {
-      if (this.running.get(key) === lookup) this.running.delete(key);
-    });
+    const lookup = load().finally(() => this.running.delete(key));
     this.running.set(key, lookup);
     return lookup;
   }
