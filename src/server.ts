@@ -9,6 +9,7 @@ import { openConfiguredDatabase } from './bootstrap.js';
 import { ConfigError, loadConfig, type Config } from './plugins/config.js';
 import { seedDemoStore } from './seed/demo.js';
 import type { CreatedStore } from './modules/stores/service.js';
+import { databaseAddress, describeStartFailure } from './start-failure.js';
 
 function readConfig(): Config {
   try {
@@ -42,9 +43,26 @@ function banner(config: Config, port: number, seeded: CreatedStore | undefined):
   return lines.join('\n');
 }
 
+/** Told once while the start waits for a PostgreSQL server that does not answer yet. */
+function waitingForDatabase(config: Config) {
+  return () => {
+    const where = config.databaseUrl ? `PostgreSQL at ${databaseAddress(config.databaseUrl)}` : 'the embedded database';
+    console.error(`waiting up to ${config.dbStartTimeoutSeconds} s for ${where} to answer (DB_START_TIMEOUT_SECONDS)...`);
+  };
+}
+
+/** Several processes that each count rate limits alone let through several times the limit. */
+function warnAboutSeparateCounters(config: Config): void {
+  if (config.workers > 1 && !config.redisUrl) {
+    console.error(
+      `warning: WORKERS=${config.workers} without REDIS_URL: several processes count alone, so each allows the whole rate limit (up to ${config.workers} times it in all); set REDIS_URL to share the counters`,
+    );
+  }
+}
+
 /** Migrates and seeds; answers the demo store's tokens when it was just created. */
 async function prepareDatabase(config: Config): Promise<CreatedStore | undefined> {
-  const database = await openConfiguredDatabase(config, { onWait: () => console.error('waiting for the database to answer...') });
+  const database = await openConfiguredDatabase(config, { onWait: waitingForDatabase(config) });
   try {
     return config.seedDemo ? await seedDemoStore(database.db) : undefined;
   } finally {
@@ -54,7 +72,7 @@ async function prepareDatabase(config: Config): Promise<CreatedStore | undefined
 
 /** One serving process; resolves once it listens. */
 async function serve(config: Config, { seed }: { seed: boolean }): Promise<void> {
-  const database = await openConfiguredDatabase(config, { onWait: () => console.error('waiting for the database to answer...') });
+  const database = await openConfiguredDatabase(config, { onWait: waitingForDatabase(config) });
   const seeded = seed && config.seedDemo ? await seedDemoStore(database.db) : undefined;
   const app = await buildApp({ config, database, logger: { level: config.logLevel } });
 
@@ -75,12 +93,19 @@ async function serve(config: Config, { seed }: { seed: boolean }): Promise<void>
   process.once('SIGTERM', () => void shutdown('SIGTERM'));
   process.once('SIGINT', () => void shutdown('SIGINT'));
 
-  await app.listen({ port: config.port, host: config.host });
+  try {
+    await app.listen({ port: config.port, host: config.host });
+  } catch (error) {
+    await app.close().catch(() => {});
+    await database.close().catch(() => {});
+    throw error;
+  }
   const address = app.server.address();
   if (cluster.isPrimary) console.log(banner(config, typeof address === 'object' && address ? address.port : config.port, seeded));
 }
 
 async function runPrimary(config: Config): Promise<void> {
+  warnAboutSeparateCounters(config);
   const seeded = await prepareDatabase(config);
   let stopping = false;
   const fork = () => cluster.fork({ SEED_DEMO: 'false' });
@@ -111,6 +136,8 @@ async function runPrimary(config: Config): Promise<void> {
 const config = readConfig();
 const started = config.workers > 1 && cluster.isPrimary ? runPrimary(config) : serve(config, { seed: !cluster.isWorker });
 started.catch((error: unknown) => {
-  console.error('storefront failed to start:', error);
+  // One line naming the setting and the cause; the stack only with LOG_LEVEL=debug or trace.
+  console.error(describeStartFailure(error, config));
+  if (config.logLevel === 'debug' || config.logLevel === 'trace') console.error(error);
   process.exit(1);
 });

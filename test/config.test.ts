@@ -4,6 +4,7 @@ import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { ConfigError, loadConfig } from '../src/plugins/config.js';
 import { ROOT } from './support/database.js';
+import { inheritedEnv } from './support/server-process.js';
 
 test('defaults', () => {
   const c = loadConfig({});
@@ -19,12 +20,12 @@ test('defaults', () => {
 
 test('values are read and converted', () => {
   const c = loadConfig({
-    PORT: '8080', HOST: '0.0.0.0', DATA_DIR: '/tmp/x', DATABASE_URL: 'postgres://u@h:5432/db', STOREFRONT_ROOT_TOKEN: 'a-long-enough-root-token',
+    PORT: '8080', HOST: '0.0.0.0', DATA_DIR: '/tmp/x', DATABASE_URL: 'postgres://u@h:5432/db', STOREFRONT_ROOT_TOKEN: 'a-long-enough-root-token-of-32-chars',
     SEED_DEMO: 'false', CART_TTL_SECONDS: '60', LOG_LEVEL: 'warn',
   });
   assert.deepEqual(
     [c.port, c.host, c.dataDir, c.databaseUrl, c.rootToken, c.seedDemo, c.cartTtlSeconds, c.logLevel],
-    [8080, '0.0.0.0', '/tmp/x', 'postgres://u@h:5432/db', 'a-long-enough-root-token', false, 60, 'warn'],
+    [8080, '0.0.0.0', '/tmp/x', 'postgres://u@h:5432/db', 'a-long-enough-root-token-of-32-chars', false, 60, 'warn'],
   );
 });
 
@@ -45,7 +46,7 @@ test('every bad value is reported at once, naming the variable', () => {
 test('the server refuses to start on a bad value, with a clear message and a non-zero exit', () => {
   const r = spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, 'src/server.ts')], {
     cwd: ROOT,
-    env: { ...process.env, PORT: 'not-a-port', CART_TTL_SECONDS: '0' },
+    env: { ...inheritedEnv(), PORT: 'not-a-port', CART_TTL_SECONDS: '0' },
     encoding: 'utf8',
     timeout: 60000,
   });
@@ -53,4 +54,44 @@ test('the server refuses to start on a bad value, with a clear message and a non
   assert.match(r.stderr, /invalid configuration/);
   assert.match(r.stderr, /PORT="not-a-port" must be an integer from 0 to 65535/);
   assert.match(r.stderr, /CART_TTL_SECONDS/);
+});
+
+test('SEED_DEMO defaults to true on the embedded database and to false with DATABASE_URL', () => {
+  assert.equal(loadConfig({}).seedDemo, true);
+  assert.equal(loadConfig({ DATABASE_URL: 'postgres://u@h:5432/db' }).seedDemo, false);
+  assert.equal(loadConfig({ DATABASE_URL: 'postgres://u@h:5432/db', SEED_DEMO: 'true' }).seedDemo, true);
+  assert.equal(loadConfig({ SEED_DEMO: 'false' }).seedDemo, false);
+});
+
+test('STOREFRONT_ROOT_TOKEN: at least 32 characters, not one repeated character, not an example value', () => {
+  const problemOf = (token: string) => {
+    try {
+      loadConfig({ STOREFRONT_ROOT_TOKEN: token });
+      return undefined;
+    } catch (error) {
+      assert.ok(error instanceof ConfigError);
+      return error.message;
+    }
+  };
+  assert.match(problemOf('x'.repeat(31).replace(/^x/, 'y')) ?? '', /STOREFRONT_ROOT_TOKEN must be at least 32 characters/);
+  assert.match(problemOf('a'.repeat(64)) ?? '', /single repeated character/);
+  assert.match(problemOf('change-me-to-a-long-secret-of-32-chars') ?? '', /example value/);
+  assert.match(problemOf(`${'k'.repeat(20)} ${'k'.repeat(20)}`) ?? '', /spaces/);
+  assert.equal(problemOf('q3V0n7r1e+Zk9GmYp2sXw8bTfLcHdJ4u/A5oNiR6e1E='), undefined, 'a token from openssl rand -base64 32');
+});
+
+test('TRUST_PROXY: true, a hop count, or a list of proxy addresses and CIDRs', () => {
+  assert.equal(loadConfig({}).trustProxy, false);
+  assert.equal(loadConfig({ TRUST_PROXY: 'true' }).trustProxy, true);
+  assert.equal(loadConfig({ TRUST_PROXY: '2' }).trustProxy, 2);
+  assert.deepEqual(loadConfig({ TRUST_PROXY: '10.0.0.0/8, 192.168.1.1,::1,fd00::/8' }).trustProxy, ['10.0.0.0/8', '192.168.1.1', '::1', 'fd00::/8']);
+  for (const bad of ['yes please', '10.0.0.0/33', 'proxy.example', '10.0.0.1/8/8']) {
+    assert.throws(() => loadConfig({ TRUST_PROXY: bad }), (error: unknown) => error instanceof ConfigError && /TRUST_PROXY/.test(error.message), bad);
+  }
+});
+
+test('DB_START_TIMEOUT_SECONDS bounds the wait for an unreachable database (default 30)', () => {
+  assert.equal(loadConfig({}).dbStartTimeoutSeconds, 30);
+  assert.equal(loadConfig({ DB_START_TIMEOUT_SECONDS: '5' }).dbStartTimeoutSeconds, 5);
+  assert.throws(() => loadConfig({ DB_START_TIMEOUT_SECONDS: '-1' }), ConfigError);
 });

@@ -24,7 +24,7 @@ test('hostile query values are 400 or an empty result, never a 5xx', async () =>
     const q = encodeURIComponent(value);
     const byCollection = await t.request('GET', `/api/v1/products?collection=${q}`, { token: store.storefront });
     assert.equal(byCollection.status, 200, value);
-    assert.deepEqual(byCollection.json, { products: [], total: 0 });
+    assert.deepEqual(byCollection.json, { products: [], total: 0, nextCursor: null });
     for (const param of ['limit', 'offset', 'sort']) {
       assertProblem(await t.request('GET', `/api/v1/products?${param}=${q}`, { token: store.storefront }), 400, 'VALIDATION_FAILED');
     }
@@ -50,6 +50,6 @@ test('hostile strings in bodies are stored and returned verbatim, or refused wit
 test('hostile path ids are 400', async () => {
   for (const value of ["1' OR '1'='1", '00000000-0000-0000-0000-00000000000G', 'urn:uuid:00000000-0000-0000-0000-000000000000', '🎌']) {
     assertProblem(await t.request('GET', `/api/v1/carts/${encodeURIComponent(value)}`, { token: store.storefront }), 400, 'VALIDATION_FAILED');
-    assertProblem(await t.request('GET', `/api/v1/${encodeURIComponent(value)}/orders`, { token: store.storefront }), 400, 'VALIDATION_FAILED');
+    assertProblem(await t.request('GET', `/api/v1/${encodeURIComponent(value)}/orders`, { token: store.server }), 400, 'VALIDATION_FAILED');
   }
 });

@@ -53,6 +53,17 @@ test('with METRICS_TOKEN the metrics need it', async () => {
   assert.equal((await guarded.request('GET', '/api/metrics', { token: 'metrics-secret-0123456789' })).status, 200);
 });
 
+test('without METRICS_TOKEN the metrics are served only on a loopback HOST, and are 404 otherwise', async () => {
+  assert.equal((await t.request('GET', '/api/metrics')).status, 200, 'HOST 127.0.0.1 (the default)');
+  const local6 = await startAppOn(t.database, { HOST: '::1' });
+  assert.equal((await local6.request('GET', '/api/metrics')).status, 200);
+  const open = await startAppOn(t.database, { HOST: '0.0.0.0' });
+  assertProblem(await open.request('GET', '/api/metrics'), 404, 'NOT_FOUND');
+  const guarded = await startAppOn(t.database, { HOST: '0.0.0.0', METRICS_TOKEN: 'metrics-secret-0123456789' });
+  assertProblem(await guarded.request('GET', '/api/metrics'), 401, 'UNAUTHORIZED');
+  assert.equal((await guarded.request('GET', '/api/metrics', { token: 'metrics-secret-0123456789' })).status, 200);
+});
+
 test('security headers on every answer; the docs page keeps working under its own policy', async () => {
   const r = await t.request('GET', '/api/health');
   assert.equal(r.headers['x-content-type-options'], 'nosniff');

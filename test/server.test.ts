@@ -3,6 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import { copyTemplate, TEST_DATABASE_URL } from './support/database.js';
+import { ROOT_TOKEN } from './support/app.js';
 import { call, startServerProcess } from './support/server-process.js';
 
 test('on an empty database the demo store is seeded and its tokens printed once; a restart does not print them', async () => {
@@ -48,7 +49,7 @@ test('SIGTERM lets an in-flight request finish, then exits 0 and releases the da
     socket.on('data', (d) => (answer += d.toString()));
     const ended = new Promise<void>((resolve) => socket.once('close', () => resolve()));
     socket.write(
-      `POST /api/v1/admin/stores HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer test-root-token-0123456789\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body.slice(0, 5)}`,
+      `POST /api/v1/admin/stores HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${ROOT_TOKEN}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body.slice(0, 5)}`,
     );
     await new Promise((r) => setTimeout(r, 300));
     const exit = server.stop('SIGTERM');

@@ -57,8 +57,11 @@ async function openPostgres(url: string, options: DatabaseOptions): Promise<Data
     keepAlive: true,
     idleTimeoutMillis: 30000,
   });
-  // An idle connection that the server drops must not crash the process; the next query reconnects.
+  // A connection that the server drops (a restart, an administrator's terminate) must not crash the
+  // process: idle ones report to the pool, checked-out ones (between two statements of a transaction)
+  // to their own client. The statement in flight fails with the error; the pool discards the client.
   pool.on('error', () => {});
+  pool.on('connect', (client) => client.on('error', () => {}));
   const db = drizzlePg(pool, { schema }) as unknown as Database;
   return {
     db,
@@ -81,10 +84,16 @@ async function openPglite(dataDir: string | undefined): Promise<DatabaseHandle> 
   }
   const { PGlite } = await import('@electric-sql/pglite');
   const { drizzle: drizzlePglite } = await import('drizzle-orm/pglite');
+  // Search needs these contrib extensions; PGlite loads an extension only when it is named here.
+  const [{ unaccent }, { pg_trgm }, { fuzzystrmatch }] = await Promise.all([
+    import('@electric-sql/pglite/contrib/unaccent'),
+    import('@electric-sql/pglite/contrib/pg_trgm'),
+    import('@electric-sql/pglite/contrib/fuzzystrmatch'),
+  ]);
   let client: InstanceType<typeof PGlite>;
   try {
     // The database lives in a subdirectory, beside the lock file: initdb wants an empty directory.
-    client = new PGlite(dataDir ? join(dataDir, 'pgdata') : undefined);
+    client = new PGlite({ dataDir: dataDir ? join(dataDir, 'pgdata') : undefined, extensions: { unaccent, pg_trgm, fuzzystrmatch } });
     await client.waitReady;
   } catch (error) {
     lock?.release();

@@ -2,6 +2,7 @@
  * Configuration, read from the environment and validated once at start. A bad value stops the
  * start with a message that names the variable, the value and what is expected.
  */
+import { isIP } from 'node:net';
 import { resolve } from 'node:path';
 
 export interface Config {
@@ -18,13 +19,52 @@ export interface Config {
   dbPoolSize: number;
   dbStatementTimeoutMs: number;
   dbConnectTimeoutMs: number;
+  /** Requests per minute per secret token (admin, server). */
   rateLimitPerMinute: number;
+  /** Requests per minute per store and client address for public callers. */
+  clientRateLimitPerMinute: number;
   orderRateLimitPerMinute: number;
+  guestSessionTtlSeconds: number;
+  guestSessionsPerMinute: number;
+  /** Least time between two fetches of a store's JWK Set for an unknown `kid`. */
+  jwksRefetchCooldownSeconds: number;
   redisUrl: string | undefined;
   metricsToken: string | undefined;
   corsOrigins: string[];
   requestTimeoutMs: number;
   workers: number;
+  /** Catalog answers kept in memory per process; 0 turns the cache off (every read asks the database). */
+  catalogCacheEntries: number;
+  /** Days the events feed keeps an event (the maintenance job purges older ones). */
+  eventRetentionDays: number;
+  /** Delays before each webhook retry; after the last one the delivery is `failed`. */
+  webhookRetryScheduleSeconds: number[];
+  /** An endpoint whose deliveries have all failed for this long is disabled. */
+  webhookDisableAfterHours: number;
+  /** Allows http and private, loopback and link-local targets (development, tests). */
+  webhookAllowPrivateNetworks: boolean;
+  /** How often each process looks for due deliveries; 0 = this process sends none. */
+  webhookPollIntervalMs: number;
+  /** Deliveries a process sends at once. */
+  webhookConcurrency: number;
+  /** Longest wait for a receiver's answer (the contract's 10 s; tests shorten it). */
+  webhookTimeoutMs: number;
+  /** Fastify's `trustProxy`: whose X-Forwarded-For names the client (false: nobody's). */
+  trustProxy: boolean | number | string[];
+  /** Longest the start waits for an unreachable DATABASE_URL before it gives up. */
+  dbStartTimeoutSeconds: number;
+}
+
+/** Root tokens shown in the README or in common examples: a start with one of them is refused. */
+const EXAMPLE_ROOT_TOKENS = ['change-me-to-a-long-secret', 'change-me-to-a-long-secret-of-32-chars'];
+
+/** The rule for STOREFRONT_ROOT_TOKEN (decisions.md, "Running it"); answers what is wrong, or undefined. */
+export function rootTokenProblem(token: string): string | undefined {
+  if (token.length < 32) return 'must be at least 32 characters (generate one with: openssl rand -base64 32)';
+  if (/\s/.test(token)) return 'must not contain spaces';
+  if (new Set(token).size === 1) return 'must not be a single repeated character';
+  if (EXAMPLE_ROOT_TOKENS.includes(token) || /change-?me/i.test(token)) return 'must not be an example value; generate one with: openssl rand -base64 32';
+  return undefined;
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -41,13 +81,15 @@ type Env = Record<string, string | undefined>;
 export function loadConfig(env: Env = process.env): Config {
   const problems: string[] = [];
   const read = new EnvReader(env, problems);
+  const databaseUrl = read.optional('DATABASE_URL', (v) => /^postgres(ql)?:\/\/.+/.test(v), 'a postgres:// or postgresql:// URL');
   const config: Config = {
     port: read.integer('PORT', 3000, 0, 65535),
     host: read.string('HOST', '127.0.0.1'),
     dataDir: resolve(read.string('DATA_DIR', './data')),
-    databaseUrl: read.optional('DATABASE_URL', (v) => /^postgres(ql)?:\/\/.+/.test(v), 'a postgres:// or postgresql:// URL'),
-    rootToken: read.optional('STOREFRONT_ROOT_TOKEN', (v) => v.length >= 16 && !/\s/.test(v), 'at least 16 characters, no spaces'),
-    seedDemo: read.boolean('SEED_DEMO', true),
+    databaseUrl,
+    rootToken: read.checked('STOREFRONT_ROOT_TOKEN', rootTokenProblem),
+    // A production database (DATABASE_URL) never gets a demo store, and its tokens in the logs, by accident.
+    seedDemo: read.boolean('SEED_DEMO', databaseUrl === undefined && !env.DATABASE_URL),
     cartTtlSeconds: read.integer('CART_TTL_SECONDS', 604800, 1, 10 * 365 * 86400),
     maintenanceIntervalSeconds: read.integer('MAINTENANCE_INTERVAL_SECONDS', 60, 0, 86400),
     logLevel: read.oneOf('LOG_LEVEL', LOG_LEVELS, 'info'),
@@ -55,7 +97,11 @@ export function loadConfig(env: Env = process.env): Config {
     dbStatementTimeoutMs: read.integer('DB_STATEMENT_TIMEOUT_MS', 15000, 100, 600000),
     dbConnectTimeoutMs: read.integer('DB_CONNECT_TIMEOUT_MS', 3000, 100, 600000),
     rateLimitPerMinute: read.integer('RATE_LIMIT_PER_MINUTE', 3000, 0, 10_000_000),
+    clientRateLimitPerMinute: read.integer('CLIENT_RATE_LIMIT_PER_MINUTE', 600, 0, 10_000_000),
     orderRateLimitPerMinute: read.integer('ORDER_RATE_LIMIT_PER_MINUTE', 60, 0, 10_000_000),
+    guestSessionTtlSeconds: read.integer('GUEST_SESSION_TTL_SECONDS', 86400, 60, 2592000),
+    guestSessionsPerMinute: read.integer('GUEST_SESSIONS_PER_MINUTE', 20, 0, 10_000_000),
+    jwksRefetchCooldownSeconds: read.integer('JWKS_REFETCH_COOLDOWN_SECONDS', 30, 0, 86400),
     redisUrl: read.optional('REDIS_URL', (v) => /^rediss?:\/\/.+/.test(v), 'a redis:// or rediss:// URL'),
     metricsToken: read.optional('METRICS_TOKEN', (v) => v.length >= 16 && !/\s/.test(v), 'at least 16 characters, no spaces'),
     corsOrigins: (read.optional('CORS_ORIGINS', (v) => v.split(',').every((o) => /^https?:\/\/[^\s,/]+$/.test(o.trim())), 'a comma-separated list of origins like https://shop.example') ?? '')
@@ -64,6 +110,16 @@ export function loadConfig(env: Env = process.env): Config {
       .filter(Boolean),
     requestTimeoutMs: read.integer('REQUEST_TIMEOUT_MS', 30000, 1000, 600000),
     workers: read.integer('WORKERS', 1, 1, 64),
+    catalogCacheEntries: read.integer('CATALOG_CACHE_ENTRIES', 5000, 0, 1_000_000),
+    eventRetentionDays: read.integer('EVENT_RETENTION_DAYS', 30, 1, 3650),
+    webhookRetryScheduleSeconds: read.integerList('WEBHOOK_RETRY_SCHEDULE_SECONDS', [5, 30, 120, 600, 1800, 3600, 10800, 21600, 43200, 86400], 0, 30 * 86400),
+    webhookDisableAfterHours: read.integer('WEBHOOK_DISABLE_AFTER_HOURS', 120, 1, 10 * 365 * 24),
+    webhookAllowPrivateNetworks: read.boolean('WEBHOOK_ALLOW_PRIVATE_NETWORKS', false),
+    webhookPollIntervalMs: read.integer('WEBHOOK_POLL_INTERVAL_MS', 1000, 0, 600000),
+    webhookConcurrency: read.integer('WEBHOOK_CONCURRENCY', 32, 1, 1000),
+    webhookTimeoutMs: read.integer('WEBHOOK_TIMEOUT_MS', 10000, 100, 60000),
+    trustProxy: read.trustProxy('TRUST_PROXY'),
+    dbStartTimeoutSeconds: read.integer('DB_START_TIMEOUT_SECONDS', 30, 0, 3600),
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
@@ -94,6 +150,37 @@ export class EnvReader {
     return value;
   }
 
+  /** An optional value checked by `problemOf`, which answers what is wrong with it. */
+  checked(name: string, problemOf: (value: string) => string | undefined): string | undefined {
+    const value = this.raw(name);
+    const problem = value === undefined ? undefined : problemOf(value);
+    if (problem) {
+      this.problems.push(`${name} ${problem}`);
+      return undefined;
+    }
+    return value;
+  }
+
+  /** `true`/`false`, a hop count, or a comma-separated list of proxy addresses or CIDRs. */
+  trustProxy(name: string): boolean | number | string[] {
+    const value = this.raw(name)?.trim();
+    if (value === undefined) return false;
+    if (/^(true|false)$/i.test(value)) return value.toLowerCase() === 'true';
+    if (/^\d+$/.test(value)) return Number(value);
+    const entries = value.split(',').map((e) => e.trim()).filter(Boolean);
+    const valid = (entry: string) => {
+      const [address, bits, extra] = entry.split('/');
+      const family = isIP(address ?? '');
+      if (!family || extra !== undefined) return false;
+      return bits === undefined || (/^\d+$/.test(bits) && Number(bits) <= (family === 4 ? 32 : 128));
+    };
+    if (entries.length === 0 || !entries.every(valid)) {
+      this.problems.push(`${name}=${JSON.stringify(value)} must be true, false, a hop count, or a comma-separated list of proxy addresses or CIDRs (e.g. 10.0.0.0/8,::1)`);
+      return false;
+    }
+    return entries;
+  }
+
   integer(name: string, fallback: number, min: number, max: number): number {
     const value = this.raw(name);
     if (value === undefined) return fallback;
@@ -103,6 +190,18 @@ export class EnvReader {
       return fallback;
     }
     return n;
+  }
+
+  /** A comma-separated list of integers, each within min..max, at least one. */
+  integerList(name: string, fallback: number[], min: number, max: number): number[] {
+    const value = this.raw(name);
+    if (value === undefined) return fallback;
+    const parts = value.split(',').map((p) => p.trim());
+    if (parts.length > 100 || !parts.every((p) => /^\d+$/.test(p) && Number(p) >= min && Number(p) <= max)) {
+      this.problems.push(`${name}=${JSON.stringify(value)} must be a comma-separated list of integers from ${min} to ${max}`);
+      return fallback;
+    }
+    return parts.map(Number);
   }
 
   boolean(name: string, fallback: boolean): boolean {

@@ -4,6 +4,7 @@
  * Expected business failures are AppErrors; anything else is mapped here and a 5xx never shows
  * internals.
  */
+import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { isDatabaseUnavailable, postgresErrorCode } from '../db/errors.js';
@@ -25,6 +26,8 @@ export const ERROR_STATUS = {
   ADDRESS_NOT_FOUND: 422,
   IDEMPOTENCY_KEY_REUSED: 422,
   COLLECTION_CYCLE: 422,
+  WEBHOOK_URL_NOT_ALLOWED: 422,
+  REQUEST_TIMEOUT: 408,
   RATE_LIMITED: 429,
   INTERNAL: 500,
   SERVICE_UNAVAILABLE: 503,
@@ -49,6 +52,8 @@ const TITLES: Record<ErrorCode, string> = {
   ADDRESS_NOT_FOUND: 'The address does not belong to this customer',
   IDEMPOTENCY_KEY_REUSED: 'The Idempotency-Key was used with another request',
   COLLECTION_CYCLE: 'The collection hierarchy would contain a cycle',
+  WEBHOOK_URL_NOT_ALLOWED: 'The webhook URL is not allowed',
+  REQUEST_TIMEOUT: 'The request did not arrive in time',
   RATE_LIMITED: 'Too many requests',
   INTERNAL: 'Internal error',
   SERVICE_UNAVAILABLE: 'The service is unavailable',
@@ -110,8 +115,11 @@ export function sendProblem(reply: FastifyReply, error: AppError): FastifyReply 
   return reply.code(error.status).type('application/problem+json; charset=utf-8').send(problemOf(error, reply.request.id));
 }
 
+/** At most this many field problems are listed in a validation problem (decisions.md). */
+export const MAX_LISTED_ERRORS = 20;
+
 /** Maps whatever was thrown to the AppError that describes it to the client. */
-export function toAppError(error: unknown): AppError {
+export function toAppError(error: unknown, { bodyLimit }: { bodyLimit?: number } = {}): AppError {
   if (error instanceof AppError) return error;
   const fastifyError = error as Partial<FastifyError> & { validation?: ValidationIssue[]; validationContext?: string };
   if (fastifyError.validation) return validationError(fastifyError.validation, fastifyError.validationContext ?? 'request');
@@ -127,7 +135,7 @@ export function toAppError(error: unknown): AppError {
   }
   switch (fastifyError.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return new AppError('PAYLOAD_TOO_LARGE', 'the request body is larger than 1 MiB');
+      return new AppError('PAYLOAD_TOO_LARGE', `the request body is larger than ${describeBytes(bodyLimit ?? 1024 * 1024)}, the limit of this route`);
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return new AppError('UNSUPPORTED_MEDIA_TYPE', 'send the body as Content-Type: application/json');
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
@@ -150,13 +158,38 @@ export function toAppError(error: unknown): AppError {
 
 interface ValidationIssue {
   instancePath: string;
+  schemaPath?: string;
   keyword: string;
   message?: string;
   params: Record<string, unknown>;
 }
 
-function validationError(issues: ValidationIssue[], context: string): AppError {
-  const errors = issues.map((issue) => {
+function describeBytes(bytes: number): string {
+  if (bytes % (1024 * 1024) === 0) return `${bytes / (1024 * 1024)} MiB`;
+  if (bytes % 1024 === 0) return `${bytes / 1024} KiB`;
+  return `${bytes} bytes`;
+}
+
+/**
+ * A failed `oneOf` reports every branch's failures: keep only the branch the input came closest to
+ * (fewest failures), which is the one the client meant.
+ */
+function closestBranch(issues: ValidationIssue[]): ValidationIssue[] {
+  const branches = new Map<string, ValidationIssue[]>();
+  const rest: ValidationIssue[] = [];
+  for (const issue of issues) {
+    const branch = /^(.*\/oneOf\/\d+)\//.exec(issue.schemaPath ?? '')?.[1];
+    if (branch) branches.set(branch, [...(branches.get(branch) ?? []), issue]);
+    else if (issue.keyword !== 'oneOf') rest.push(issue);
+  }
+  if (branches.size === 0) return issues;
+  const closest = [...branches.values()].sort((a, b) => a.length - b.length)[0] ?? [];
+  return [...rest, ...closest];
+}
+
+function validationError(allIssues: ValidationIssue[], context: string): AppError {
+  const issues = closestBranch(allIssues);
+  const errors = issues.slice(0, MAX_LISTED_ERRORS).map((issue) => {
     let field = `${context}${issue.instancePath.replaceAll('/', '.')}`;
     if (issue.keyword === 'required') field += `.${String(issue.params.missingProperty)}`;
     if (issue.keyword === 'additionalProperties') field += `.${String(issue.params.additionalProperty)}`;
@@ -167,8 +200,24 @@ function validationError(issues: ValidationIssue[], context: string): AppError {
   return new AppError('VALIDATION_FAILED', first ? `${first.field} ${first.message}` : 'the request is not valid', { errors });
 }
 
+/**
+ * A client that went away before its request arrived in full (an aborted upload, a cut
+ * connection): its own doing, not the server's nor the database's, whatever the error says.
+ */
+function clientWentAway(error: unknown, request: FastifyRequest): boolean {
+  const raw = request.raw;
+  if (raw.complete) return false;
+  const code = (error as { code?: unknown } | null)?.code;
+  return raw.destroyed || raw.socket?.destroyed === true || code === 'ECONNRESET' || code === 'ECONNABORTED' || code === 'ERR_HTTP_REQUEST_TIMEOUT';
+}
+
 function handleError(this: FastifyInstance, error: unknown, request: FastifyRequest, reply: FastifyReply) {
-  const appError = toAppError(error);
+  if (clientWentAway(error, request)) {
+    request.log.info({ event: 'client_aborted', received: request.raw.socket?.bytesRead }, 'the client closed the connection before its request arrived in full');
+    // Nobody reads this answer; it is sent only so that the request ends as every other does.
+    return sendProblem(reply, new AppError('VALIDATION_FAILED', 'the request did not arrive in full'));
+  }
+  const appError = toAppError(error, { bodyLimit: request.routeOptions.bodyLimit });
   if (appError.status >= 500) request.log.error({ err: error }, 'request failed');
   else request.log.info({ code: appError.code, detail: appError.detail }, 'request refused');
   return sendProblem(reply, appError);
@@ -185,6 +234,35 @@ export default fp(
   },
   { name: 'errors' },
 );
+
+const REQUEST_TIMEOUT_BODY = JSON.stringify({
+  type: 'urn:storefront:problem:request-timeout',
+  title: TITLES.REQUEST_TIMEOUT,
+  status: 408,
+  detail: 'the request did not arrive in full within REQUEST_TIMEOUT_MS',
+  code: 'REQUEST_TIMEOUT',
+});
+
+/**
+ * Errors of the HTTP parser or of a connection, before or outside any request Fastify handles: a
+ * request that did not arrive in time is answered 408 problem+json, anything else 400; a connection
+ * the client already closed is left alone.
+ */
+export function clientErrors(this: FastifyInstance, error: NodeJS.ErrnoException, socket: Socket): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const timedOut = error.code === 'ERR_HTTP_REQUEST_TIMEOUT';
+  this.log.info({ event: timedOut ? 'client_timeout' : 'client_error', code: error.code }, timedOut ? 'a request did not arrive in time' : 'a malformed request');
+  const body = timedOut
+    ? REQUEST_TIMEOUT_BODY
+    : JSON.stringify({ type: 'urn:storefront:problem:validation-failed', title: TITLES.VALIDATION_FAILED, status: 400, detail: 'the HTTP request is malformed', code: 'VALIDATION_FAILED' });
+  const status = timedOut ? '408 Request Timeout' : '400 Bad Request';
+  if (socket.writable) {
+    socket.write(
+      `HTTP/1.1 ${status}\r\nContent-Type: application/problem+json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nX-Content-Type-Options: nosniff\r\nConnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy();
+}
 
 /** Fastify's own early failures (a malformed URL) go through the same format. */
 export function frameworkErrors(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {

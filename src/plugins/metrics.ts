@@ -1,7 +1,9 @@
 /**
  * Prometheus metrics at /api/metrics (a registry per app, not the global one): requests and
  * latency by route pattern and status, database pool use, orders created, stock refusals and
- * idempotent replays. With METRICS_TOKEN set, the route needs `Authorization: Bearer <it>`.
+ * idempotent replays. With METRICS_TOKEN set, the route needs `Authorization: Bearer <it>`;
+ * without it, the route exists only on a server that listens on a loopback address (it shows
+ * every store's order volume).
  * Business counters are read off the answers, so no module needs to know about metrics.
  */
 import type { FastifyInstance } from 'fastify';
@@ -12,8 +14,14 @@ import { AppError } from './errors.js';
 
 const ORDER_ROUTE = '/api/v1/:customer/orders';
 
+/** True for an address only this machine can reach. */
+export function isLoopbackHost(host: string): boolean {
+  const bare = host.replace(/^\[|\]$/g, '').toLowerCase();
+  return bare === 'localhost' || bare === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(bare) || /^::ffff:127\./.test(bare);
+}
+
 export default fp(
-  async (app: FastifyInstance, options: { token: string | undefined }) => {
+  async (app: FastifyInstance, options: { token: string | undefined; host: string }) => {
     const registry = new Registry();
     collectDefaultMetrics({ register: registry });
     const labelNames = ['method', 'route', 'status'] as const;
@@ -53,7 +61,9 @@ export default fp(
       if (!replayed && (code === 'INSUFFICIENT_STOCK' || code === 'PRODUCT_UNAVAILABLE')) refusals.inc({ code });
     });
 
+    const exposed = options.token !== undefined || isLoopbackHost(options.host);
     app.get('/api/metrics', { schema: { hide: true } }, async (request, reply) => {
+      if (!exposed) throw new AppError('NOT_FOUND', `no route GET /api/metrics`);
       if (options.token) {
         const given = /^Bearer +(\S+)$/i.exec(request.headers.authorization ?? '')?.[1];
         if (!given || !secretsEqual(given, options.token)) {

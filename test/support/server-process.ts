@@ -6,7 +6,7 @@ import { after } from 'node:test';
 import { spawn, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
 import { join } from 'node:path';
-import { ROOT } from './database.js';
+import { copyTemplate, ROOT, TEST_DATABASE_URL } from './database.js';
 import { testEnv } from './app.js';
 
 export interface ServerProcess {
@@ -31,6 +31,26 @@ export function freePort(): Promise<number> {
   });
 }
 
+/**
+ * The database settings of a server process the test may kill and restart: TEST_DATABASE_URL, or
+ * a copy of the PGlite template (removed by `remove`).
+ */
+export function serverDatabaseEnv(): { env: Record<string, string>; remove: () => void } {
+  if (TEST_DATABASE_URL) return { env: { DATABASE_URL: TEST_DATABASE_URL }, remove: () => {} };
+  const copy = copyTemplate();
+  return { env: { DATA_DIR: copy.dataDir }, remove: copy.remove };
+}
+
+/**
+ * The environment a test passes on to a process it starts, without the settings that would point
+ * it at a real database or Redis of the developer's shell: a test opens only what it is told to.
+ */
+export function inheritedEnv(): Record<string, string | undefined> {
+  const env = { ...process.env };
+  for (const name of ['DATABASE_URL', 'REDIS_URL', 'DATA_DIR', 'STOREFRONT_ROOT_TOKEN', 'METRICS_TOKEN', 'WORKERS', 'TRUST_PROXY']) delete env[name];
+  return env;
+}
+
 const running = new Set<ChildProcess>();
 after(() => {
   for (const child of running) child.kill('SIGKILL');
@@ -41,7 +61,7 @@ export async function startServerProcess(env: Record<string, string>, { waitMs =
   const port = Number(env.PORT ?? (await freePort()));
   const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'src/server.ts')], {
     cwd: ROOT,
-    env: { ...process.env, ...testEnv({ LOG_LEVEL: 'warn' }), HOST: '127.0.0.1', PORT: String(port), ...env },
+    env: { ...inheritedEnv(), ...testEnv({ LOG_LEVEL: 'warn' }), HOST: '127.0.0.1', PORT: String(port), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   running.add(child);
