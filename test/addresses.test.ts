@@ -11,7 +11,7 @@ const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 test('POST creates an address with the contract fields, optional ones defaulting to ""', async () => {
   const s = await createStore(t);
   const customer = randomUUID();
-  const r = await t.request('POST', `/api/v1/${customer}/addresses`, { token: s.storefront, body: { address: ADDRESS } });
+  const r = await t.request('POST', `/api/v1/${customer}/addresses`, { token: s.server, body: { address: ADDRESS } });
   assert.equal(r.status, 201, r.text);
   const a = r.json.address;
   assert.deepEqual(Object.keys(a).sort(), ['alias', 'city', 'complement', 'country', 'createdAt', 'customerId', 'deletedAt', 'id', 'neightborhood', 'number', 'state', 'store', 'street', 'updatedAt', 'zipcode']);
@@ -24,7 +24,7 @@ test('POST creates an address with the contract fields, optional ones defaulting
   assert.equal(a.updatedAt, null);
   assert.equal(a.deletedAt, null);
   const full = { ...ADDRESS, alias: 'home', neightborhood: 'Centro', complement: 'apt 1' };
-  const r2 = await t.request('POST', `/api/v1/${customer}/addresses`, { token: s.storefront, body: { address: full } });
+  const r2 = await t.request('POST', `/api/v1/${customer}/addresses`, { token: s.server, body: { address: full } });
   assert.equal(r2.json.address.neightborhood, 'Centro');
   assert.equal(r2.json.address.alias, 'home');
 });
@@ -35,18 +35,18 @@ test('GET lists the customer\'s addresses in this store, newest first, with tota
   const customer = randomUUID();
   const ids = [];
   for (const alias of ['one', 'two', 'three']) {
-    ids.push((await t.request('POST', `/api/v1/${customer}/addresses`, { token: s.storefront, body: { address: { ...ADDRESS, alias } } })).json.address.id);
+    ids.push((await t.request('POST', `/api/v1/${customer}/addresses`, { token: s.server, body: { address: { ...ADDRESS, alias } } })).json.address.id);
   }
-  await t.request('POST', `/api/v1/${randomUUID()}/addresses`, { token: s.storefront, body: { address: ADDRESS } });
-  await t.request('POST', `/api/v1/${customer}/addresses`, { token: other.storefront, body: { address: ADDRESS } });
-  const r = await t.request('GET', `/api/v1/${customer}/addresses`, { token: s.storefront });
+  await t.request('POST', `/api/v1/${randomUUID()}/addresses`, { token: s.server, body: { address: ADDRESS } });
+  await t.request('POST', `/api/v1/${customer}/addresses`, { token: other.server, body: { address: ADDRESS } });
+  const r = await t.request('GET', `/api/v1/${customer}/addresses`, { token: s.server });
   assert.equal(r.status, 200);
   assert.equal(r.json.total, 3);
   assert.deepEqual(r.json.addresses.map((a: { id: string }) => a.id), [...ids].reverse());
-  const page = await t.request('GET', `/api/v1/${customer}/addresses?limit=2&offset=2`, { token: s.storefront });
+  const page = await t.request('GET', `/api/v1/${customer}/addresses?limit=2&offset=2`, { token: s.server });
   assert.deepEqual(page.json.addresses.map((a: { id: string }) => a.id), [ids[0]]);
   assert.equal(page.json.total, 3);
-  assert.equal((await t.request('GET', `/api/v1/${randomUUID()}/addresses`, { token: s.storefront })).json.total, 0);
+  assert.equal((await t.request('GET', `/api/v1/${randomUUID()}/addresses`, { token: s.server })).json.total, 0);
 });
 
 test('missing required fields, unknown fields, non-strings, long strings and a bad customer are 400 and store nothing', async () => {
@@ -63,9 +63,9 @@ test('missing required fields, unknown fields, non-strings, long strings and a b
     { address: ADDRESS, extra: true },
     { address: [ADDRESS] },
   ];
-  for (const body of bad) assertProblem(await t.request('POST', `/api/v1/${customer}/addresses`, { token: s.storefront, body }), 400, 'VALIDATION_FAILED');
-  assertProblem(await t.request('POST', '/api/v1/not-a-uuid/addresses', { token: s.storefront, body: { address: ADDRESS } }), 400, 'VALIDATION_FAILED');
-  assertProblem(await t.request('GET', '/api/v1/12345/addresses', { token: s.storefront }), 400, 'VALIDATION_FAILED');
-  assert.equal((await t.request('GET', `/api/v1/${customer}/addresses`, { token: s.storefront })).json.total, 0);
+  for (const body of bad) assertProblem(await t.request('POST', `/api/v1/${customer}/addresses`, { token: s.server, body }), 400, 'VALIDATION_FAILED');
+  assertProblem(await t.request('POST', '/api/v1/not-a-uuid/addresses', { token: s.server, body: { address: ADDRESS } }), 400, 'VALIDATION_FAILED');
+  assertProblem(await t.request('GET', '/api/v1/12345/addresses', { token: s.server }), 400, 'VALIDATION_FAILED');
+  assert.equal((await t.request('GET', `/api/v1/${customer}/addresses`, { token: s.server })).json.total, 0);
   assertProblem(await t.request('POST', `/api/v1/${customer}/addresses`, { body: { address: ADDRESS } }), 401, 'UNAUTHORIZED');
 });

@@ -31,7 +31,9 @@ test('a known token of the wrong kind is 403 FORBIDDEN', async () => {
   assert.match(String(storefrontOnAdmin.headers['www-authenticate']), /insufficient_scope/);
   assertProblem(await t.request('GET', '/api/v1/products', { token: ROOT_TOKEN }), 403, 'FORBIDDEN');
   assertProblem(await t.request('POST', '/api/v1/admin/stores', { token: s.admin, body: { slug: 'nope-store' } }), 403, 'FORBIDDEN');
-  assertProblem(await t.request('POST', '/api/v1/admin/products', { token: ROOT_TOKEN, body: {} }), 403, 'FORBIDDEN');
+  const product = { name: 'P', slug: 'p', sku: 'S', price: 1, quantity: 1 };
+  assertProblem(await t.request('POST', '/api/v1/admin/products', { token: ROOT_TOKEN, body: product }), 403, 'FORBIDDEN');
+  assertProblem(await t.request('POST', '/api/v1/admin/products', { token: ROOT_TOKEN, body: {} }), 400, 'VALIDATION_FAILED');
   assert.equal((await t.request('GET', '/api/v1/products', { token: s.admin })).status, 200, 'admin tokens use every storefront route');
 });
 
@@ -70,7 +72,7 @@ test('an admin issues and revokes tokens; a revoked token is refused at once; li
   assert.ok(revoked.json.token.revokedAt);
   assertProblem(await t.request('GET', '/api/v1/products', { token: secret }), 401, 'UNAUTHORIZED');
   const listed = await t.request('GET', '/api/v1/admin/tokens', { token: s.admin });
-  assert.equal(listed.json.tokens.length, 3);
+  assert.equal(listed.json.tokens.length, 4, 'admin, storefront, the factory\'s server token and the new one');
   assert.ok(!listed.text.includes(secret));
   const newAdmin = await t.request('POST', '/api/v1/admin/tokens', { token: s.admin, body: { kind: 'admin' } });
   assert.equal((await t.request('GET', '/api/v1/admin/products', { token: newAdmin.json.secret })).status, 200);

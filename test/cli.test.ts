@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { copyTemplate, ROOT, TEST_DATABASE_URL } from './support/database.js';
-import { call, startServerProcess } from './support/server-process.js';
+import { call, inheritedEnv, startServerProcess } from './support/server-process.js';
 
 const copy = TEST_DATABASE_URL ? undefined : copyTemplate();
 const dbEnv: Record<string, string> = copy ? { DATA_DIR: copy.dataDir } : { DATABASE_URL: TEST_DATABASE_URL! };
@@ -11,7 +11,7 @@ const dbEnv: Record<string, string> = copy ? { DATA_DIR: copy.dataDir } : { DATA
 function cli(...args: string[]) {
   const r = spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, 'src/cli.ts'), ...args], {
     cwd: ROOT,
-    env: { ...process.env, SEED_DEMO: 'false', LOG_LEVEL: 'silent', ...dbEnv },
+    env: { ...inheritedEnv(), SEED_DEMO: 'false', LOG_LEVEL: 'silent', ...dbEnv },
     encoding: 'utf8',
     timeout: 60000,
   });

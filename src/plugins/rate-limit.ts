@@ -1,12 +1,18 @@
 /**
- * Rate limits: fixed one-minute windows per key (a token, a client address, a token and customer
- * for order creation). Counters live in memory for one process, or in Redis (REDIS_URL) so that
- * several processes share them. A limit of 0 is off. If Redis does not answer, requests are let
- * through (fail open) and a warning is logged: the limiter must never take the store down.
+ * Rate limiting: how often. Fixed one-minute windows per key. Secret callers (admin, server and
+ * root tokens) count per token; public callers (the storefront token, customer credentials, no or
+ * a refused token) count per store and client address, so that one client cannot use up a shop's
+ * budget. Order creation and guest sessions have tighter limits of their own, counted after
+ * validation and authorization (so nobody can spend a victim's budget with bad requests).
+ * Counters live in memory for one process, or in Redis (REDIS_URL) so that several processes
+ * share them. A limit of 0 is off. If Redis does not answer, requests are let through (fail open)
+ * and a warning is logged: the limiter must never take the store down.
  */
-import type { FastifyBaseLogger, FastifyReply } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
 import { Redis } from 'ioredis';
 import { AppError } from './errors.js';
+import { TOKEN_KINDS } from '../modules/stores/tokens.js';
 
 const WINDOW_MS = 60_000;
 
@@ -97,3 +103,62 @@ export class RateLimiter {
     return this.store.close();
   }
 }
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** A tighter limit of its own, counted once the request passed validation and authorization. */
+    extraLimit?: 'orders' | 'guest-sessions';
+  }
+}
+
+export interface RateLimitOptions {
+  limiter: RateLimiter;
+  /** Requests per minute per secret token (admin, server, root). */
+  perMinute: number;
+  /** Requests per minute per store and client address for public callers. */
+  clientPerMinute: number;
+  /** Order creations per minute per store and customer. */
+  ordersPerMinute: number;
+  /** Guest sessions per minute per store and client address. */
+  guestSessionsPerMinute: number;
+}
+
+/** The counter a request spends, and its limit. */
+function budgetOf(request: FastifyRequest, options: RateLimitOptions): [key: string, limit: number] {
+  const principal = request.principal;
+  if (principal?.kind === 'root') return ['token:root', options.perMinute];
+  if (principal && principal.kind !== 'customer' && TOKEN_KINDS[principal.kind].secret) return [`token:${principal.tokenId}`, options.perMinute];
+  const store = principal && 'store' in principal ? principal.store : '-';
+  return [`client:${store}:${request.ip}`, options.clientPerMinute];
+}
+
+/** Every request with a credential (or a refused one) counts against its caller's budget, first thing. */
+export const callerLimits = fp(
+  async (app: FastifyInstance, options: RateLimitOptions) => {
+    app.addHook('onRequest', async (request, reply) => {
+      const access = request.routeOptions.config.access;
+      if (!access || access === 'public') return;
+      const [key, limit] = budgetOf(request, options);
+      await options.limiter.consume(reply, key, limit);
+    });
+  },
+  { name: 'caller-limits', dependencies: ['authentication'] },
+);
+
+/** The tighter limits of order creation and guest sessions; register after authorization. */
+export const routeLimits = fp(
+  async (app: FastifyInstance, options: RateLimitOptions) => {
+    app.addHook('preHandler', async (request, reply) => {
+      const extra = request.routeOptions.config.extraLimit;
+      if (!extra || !request.principal || request.principal.kind === 'root') return;
+      const store = request.principal.store;
+      if (extra === 'orders') {
+        const customer = (request.params as { customer?: string }).customer?.toLowerCase() ?? '';
+        await options.limiter.consume(reply, `order:${store}:${customer}`, options.ordersPerMinute);
+      } else {
+        await options.limiter.consume(reply, `guest:${store}:${request.ip}`, options.guestSessionsPerMinute);
+      }
+    });
+  },
+  { name: 'route-limits', dependencies: ['authorization'] },
+);

@@ -40,7 +40,7 @@ export async function listAddresses(db: Executor, store: string, customerId: str
   return queryRows<AddressRow>(
     db,
     sql`select ${columns} from addresses where store = ${store} and customer_id = ${customerId} and deleted_at is null
-        order by created_at desc, id desc limit ${page.limit} offset ${page.offset}`,
+        order by created_at desc nulls last, id desc nulls last limit ${page.limit} offset ${page.offset}`,
   );
 }
 

@@ -1,20 +1,19 @@
 /** Customer addresses: POST and GET /v1/:customer/addresses. */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { storeOf } from '../../plugins/auth.js';
+import { storeOf } from '../../plugins/authentication.js';
 import { CustomerParams, errorResponses } from '../../lib/http-schemas.js';
 import { AddressEnvelope, AddressList, AddressListQuery, CreateAddressBody } from './schemas.js';
 import * as addresses from './service.js';
 
-const security = [{ bearer: [] }];
 const tags = ['addresses'];
 
 const addressRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/v1/:customer/addresses',
     {
-      config: { auth: 'storefront', idempotent: true },
+      config: { idempotent: true },
       schema: {
-        tags, security, summary: 'Create an address of the customer',
+        operationId: 'createAddress', tags, summary: 'Create an address of the customer',
         description: 'Required: zipcode, street, number, city, state, country; optional (default ""): alias, neightborhood, complement.',
         params: CustomerParams, body: CreateAddressBody,
         response: { 201: AddressEnvelope, ...errorResponses(['IDEMPOTENCY_KEY_REUSED', 'IDEMPOTENCY_KEY_IN_USE']) },
@@ -26,9 +25,8 @@ const addressRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/v1/:customer/addresses',
     {
-      config: { auth: 'storefront' },
       schema: {
-        tags, security, summary: "List the customer's addresses (newest first)",
+        operationId: 'listAddresses', tags, summary: "List the customer's addresses (newest first)",
         params: CustomerParams, querystring: AddressListQuery, response: { 200: AddressList, ...errorResponses([]) },
       },
     },

@@ -1,10 +1,10 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { Limit, NullableTimestamp, Offset, Timestamp, Uuid } from '../../lib/http-schemas.js';
+import { Limit, NullableTimestamp, Offset, Timestamp, Uuid, named } from '../../lib/http-schemas.js';
 
 const Required = (example: string) => Type.String({ minLength: 1, maxLength: 255, examples: [example] });
 const Optional = (example: string) => Type.Optional(Type.String({ maxLength: 255, default: '', examples: [example] }));
 
-export const AddressInput = Type.Object(
+export const AddressInput = named('AddressInput', Type.Object(
   {
     alias: Optional('home'),
     zipcode: Required('01001-000'),
@@ -17,12 +17,12 @@ export const AddressInput = Type.Object(
     complement: Optional('apt 12'),
   },
   { additionalProperties: false },
-);
+));
 export type AddressInput = Static<typeof AddressInput>;
 
-export const CreateAddressBody = Type.Object({ address: AddressInput }, { additionalProperties: false });
+export const CreateAddressBody = named('CreateAddressBody', Type.Object({ address: AddressInput }, { additionalProperties: false }));
 
-export const Address = Type.Object({
+export const Address = named('Address', Type.Object({
   id: Uuid('address id'),
   store: Type.String({ examples: ['demo'] }),
   customerId: Uuid('customer id'),
@@ -38,9 +38,9 @@ export const Address = Type.Object({
   createdAt: Timestamp(),
   updatedAt: NullableTimestamp(),
   deletedAt: NullableTimestamp(),
-});
+}));
 export type AddressView = Static<typeof Address>;
 
-export const AddressEnvelope = Type.Object({ address: Address });
-export const AddressList = Type.Object({ addresses: Type.Array(Address), total: Type.Integer() });
+export const AddressEnvelope = named('AddressEnvelope', Type.Object({ address: Address }));
+export const AddressList = named('AddressList', Type.Object({ addresses: Type.Array(Address), total: Type.Integer() }));
 export const AddressListQuery = Type.Object({ limit: Type.Optional(Limit), offset: Type.Optional(Offset) }, { additionalProperties: false });

@@ -1,6 +1,9 @@
 /**
  * Safe retries with `Idempotency-Key` on routes that opt in (`config: { idempotent: true }`).
- * The first completed answer per store and key is kept for 24 hours and replayed with
+ * Keys belong to a caller: the path's customer on customer routes; otherwise the customer a
+ * customer credential names, or the token. So two customers with one key get two independent
+ * answers, and neither learns of the other. Only requests that passed authorization get here.
+ * The first completed answer per store, caller and key is kept for 24 hours and replayed with
  * `Idempotent-Replayed: true`; the same key with another request is 422; while the first is still
  * running, 409. Answers below 500 are kept; a 5xx forgets the key so that the retry runs again.
  * Services complete the key inside their own transaction (`completeIdempotencyKey`), so a result
@@ -10,14 +13,11 @@ import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import type { Executor } from '../../db/client.js';
-import { storeOf } from '../../plugins/auth.js';
+import { storePrincipalOf } from '../../plugins/authentication.js';
 import { AppError } from '../../plugins/errors.js';
 import * as repo from './repository.js';
 
-export interface IdempotencyClaim {
-  store: string;
-  key: string;
-}
+export type IdempotencyClaim = repo.KeyId;
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -30,7 +30,15 @@ declare module 'fastify' {
 
 /** Keeps `result` as the key's answer, in the transaction that produced it. */
 export async function completeIdempotencyKey(tx: Executor, claim: IdempotencyClaim | null | undefined, status: number, result: unknown) {
-  if (claim) await repo.completeKey(tx, claim.store, claim.key, status, JSON.stringify(result));
+  if (claim) await repo.completeKey(tx, claim, status, JSON.stringify(result));
+}
+
+/** Whose key space a request's key belongs to. */
+function callerOf(request: FastifyRequest): string {
+  const customer = (request.params as { customer?: string }).customer;
+  if (customer) return `customer:${customer.toLowerCase()}`;
+  const principal = storePrincipalOf(request);
+  return principal.kind === 'customer' ? `customer:${principal.customerId}` : `token:${principal.tokenId}`;
 }
 
 function fingerprintOf(request: FastifyRequest): string {
@@ -59,13 +67,13 @@ export default fp(
       if (header === undefined) return;
       const key = Array.isArray(header) ? header[0] ?? '' : header;
       if (key.length < 1 || key.length > 255) throw new AppError('VALIDATION_FAILED', 'Idempotency-Key must be 1 to 255 characters');
-      const store = storeOf(request);
+      const claim = { store: storePrincipalOf(request).store, caller: callerOf(request), key };
       const fingerprint = fingerprintOf(request);
-      if (await repo.claimKey(app.db, store, key, fingerprint)) {
-        request.idempotency = { store, key };
+      if (await repo.claimKey(app.db, claim, fingerprint)) {
+        request.idempotency = claim;
         return;
       }
-      const row = await repo.findKey(app.db, store, key);
+      const row = await repo.findKey(app.db, claim);
       // The key expired between the two statements: a retry of the client's will claim it.
       if (!row) throw new AppError('IDEMPOTENCY_KEY_IN_USE', 'this Idempotency-Key is being reclaimed; retry');
       if (row.fingerprint !== fingerprint) {
@@ -82,8 +90,8 @@ export default fp(
       if (!claim) return payload;
       request.idempotency = null;
       try {
-        if (reply.statusCode >= 500) await repo.releaseKey(app.db, claim.store, claim.key);
-        else if (typeof payload === 'string') await repo.completeKey(app.db, claim.store, claim.key, reply.statusCode, payload);
+        if (reply.statusCode >= 500) await repo.releaseKey(app.db, claim);
+        else if (typeof payload === 'string') await repo.completeKey(app.db, claim, reply.statusCode, payload);
       } catch (error) {
         // The answer still goes out; the key's lease runs out and a retry runs again (or replays
         // the answer its transaction already kept).
@@ -92,5 +100,5 @@ export default fp(
       return payload;
     });
   },
-  { name: 'idempotency', dependencies: ['auth'] },
+  { name: 'idempotency', dependencies: ['authorization'] },
 );

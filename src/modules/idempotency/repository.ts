@@ -10,6 +10,13 @@ export interface KeyRow {
   leaseActive: boolean;
 }
 
+/** A key belongs to one store and one caller (see the plugin): one caller's key never meets another's. */
+export interface KeyId {
+  store: string;
+  caller: string;
+  key: string;
+}
+
 const LEASE_SECONDS = 60;
 const KEEP_SECONDS = 24 * 3600;
 
@@ -17,12 +24,12 @@ const KEEP_SECONDS = 24 * 3600;
  * Claims the key for a new request: a fresh key, an expired one, or one whose running request
  * died (its lease ran out). Answers true when this request now owns the key.
  */
-export async function claimKey(db: Executor, store: string, key: string, fingerprint: string): Promise<boolean> {
+export async function claimKey(db: Executor, { store, caller, key }: KeyId, fingerprint: string): Promise<boolean> {
   const rows = await queryRows<{ key: string }>(
     db,
-    sql`insert into idempotency_keys (store, key, fingerprint, state, lease_until, expires_at)
-        values (${store}, ${key}, ${fingerprint}, 'running', now() + make_interval(secs => ${LEASE_SECONDS}), now() + make_interval(secs => ${KEEP_SECONDS}))
-        on conflict (store, key) do update set fingerprint = excluded.fingerprint, state = 'running', response_status = null,
+    sql`insert into idempotency_keys (store, caller, key, fingerprint, state, lease_until, expires_at)
+        values (${store}, ${caller}, ${key}, ${fingerprint}, 'running', now() + make_interval(secs => ${LEASE_SECONDS}), now() + make_interval(secs => ${KEEP_SECONDS}))
+        on conflict (store, caller, key) do update set fingerprint = excluded.fingerprint, state = 'running', response_status = null,
           response_body = null, created_at = now(), lease_until = excluded.lease_until, expires_at = excluded.expires_at
         where idempotency_keys.expires_at <= now()
            or (idempotency_keys.state = 'running' and idempotency_keys.lease_until <= now() and idempotency_keys.fingerprint = excluded.fingerprint)
@@ -31,26 +38,26 @@ export async function claimKey(db: Executor, store: string, key: string, fingerp
   return rows.length > 0;
 }
 
-export async function findKey(db: Executor, store: string, key: string): Promise<KeyRow | undefined> {
+export async function findKey(db: Executor, { store, caller, key }: KeyId): Promise<KeyRow | undefined> {
   const [row] = await queryRows<KeyRow>(
     db,
     sql`select fingerprint, state, response_status as "responseStatus", response_body as "responseBody", lease_until > now() as "leaseActive"
-        from idempotency_keys where store = ${store} and key = ${key} and expires_at > now()`,
+        from idempotency_keys where store = ${store} and caller = ${caller} and key = ${key} and expires_at > now()`,
   );
   return row;
 }
 
 /** Stores the answer; inside the work's transaction, a committed result always has its answer kept. */
-export async function completeKey(db: Executor, store: string, key: string, status: number, body: string): Promise<void> {
+export async function completeKey(db: Executor, { store, caller, key }: KeyId, status: number, body: string): Promise<void> {
   await db.execute(
     sql`update idempotency_keys set state = 'done', response_status = ${status}, response_body = ${body}
-        where store = ${store} and key = ${key}`,
+        where store = ${store} and caller = ${caller} and key = ${key}`,
   );
 }
 
 /** Forgets a key whose request failed with a 5xx, unless its work already committed. */
-export async function releaseKey(db: Executor, store: string, key: string): Promise<void> {
-  await db.execute(sql`delete from idempotency_keys where store = ${store} and key = ${key} and state = 'running'`);
+export async function releaseKey(db: Executor, { store, caller, key }: KeyId): Promise<void> {
+  await db.execute(sql`delete from idempotency_keys where store = ${store} and caller = ${caller} and key = ${key} and state = 'running'`);
 }
 
 /** Deletes expired keys, store by store in batches; answers how many. */
@@ -61,8 +68,8 @@ export async function purgeExpiredKeys(db: Executor, batchSize = 1000): Promise<
     for (;;) {
       const rows = await queryRows<{ key: string }>(
         db,
-        sql`delete from idempotency_keys where store = ${slug} and key in (
-              select key from idempotency_keys where store = ${slug} and expires_at <= now() order by expires_at limit ${batchSize})
+        sql`delete from idempotency_keys where store = ${slug} and (caller, key) in (
+              select caller, key from idempotency_keys where store = ${slug} and expires_at <= now() order by expires_at limit ${batchSize})
             returning key`,
       );
       total += rows.length;

@@ -1,39 +1,41 @@
 /** Stores (root token) and a store's own tokens (admin token). */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import { storeOf } from '../../plugins/auth.js';
-import { errorResponses, NullableTimestamp, Timestamp, Uuid } from '../../lib/http-schemas.js';
+import { storeOf } from '../../plugins/authentication.js';
+import { errorResponses, NullableTimestamp, StringEnum, Timestamp, Uuid, named } from '../../lib/http-schemas.js';
+import { ISSUABLE_TOKEN_KINDS, TOKEN_KIND_NAMES } from './tokens.js';
 import * as stores from './service.js';
 
-const security = [{ bearer: [] }];
 const tags = ['admin'];
 
-const Store = Type.Object({ slug: Type.String({ examples: ['demo'] }), name: Type.String(), createdAt: Timestamp() });
-const Token = Type.Object({
+const Store = named('Store', Type.Object({ slug: Type.String({ examples: ['demo'] }), name: Type.String(), createdAt: Timestamp() }));
+const Token = named('Token', Type.Object({
   id: Uuid('token id'),
-  kind: Type.Union([Type.Literal('admin'), Type.Literal('storefront')]),
+  kind: StringEnum(TOKEN_KIND_NAMES),
   createdAt: Timestamp(),
   revokedAt: NullableTimestamp(),
-});
+}));
 const Secret = Type.String({ description: 'the token secret; shown only in this answer', examples: ['sf_demo_3q2...'] });
 
-const CreateStoreBody = Type.Object(
+const CreateStoreBody = named('CreateStoreBody', Type.Object(
   {
     slug: Type.String({ pattern: '^[a-z0-9][a-z0-9-]{1,62}$', description: 'the store name in every record', examples: ['acme'] }),
     name: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
   },
   { additionalProperties: false },
-);
-const CreatedStore = Type.Object({ store: Store, tokens: Type.Object({ admin: Secret, storefront: Secret }) });
-const CreateTokenBody = Type.Object({ kind: Type.Union([Type.Literal('admin'), Type.Literal('storefront')]) }, { additionalProperties: false });
+));
+const CreatedStore = named('CreatedStore', Type.Object({ store: Store, tokens: Type.Object({ admin: Secret, storefront: Secret }) }));
+const CreateTokenBody = named('CreateTokenBody', Type.Object(
+  { kind: StringEnum(ISSUABLE_TOKEN_KINDS, { description: 'admin: the admin API; server: a shop back end (secret); storefront: public, ships in web pages' }) },
+  { additionalProperties: false },
+));
 
 const storesAdminRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/v1/admin/stores',
     {
-      config: { auth: 'root' },
       schema: {
-        tags, security, summary: 'Create a store (root token)', description: 'Answers the store and its first admin and storefront tokens, shown once.',
+        operationId: 'createStore', tags, summary: 'Create a store (root token)', description: 'Answers the store and its first admin and storefront tokens, shown once.',
         body: CreateStoreBody, response: { 201: CreatedStore, ...errorResponses(['CONFLICT']) },
       },
     },
@@ -41,22 +43,20 @@ const storesAdminRoutes: FastifyPluginAsyncTypebox = async (app) => {
   );
   app.get(
     '/v1/admin/tokens',
-    { config: { auth: 'admin' }, schema: { tags, security, summary: 'List the store\'s tokens (never their secrets)', response: { 200: Type.Object({ tokens: Type.Array(Token) }), ...errorResponses([]) } } },
+    { schema: { operationId: 'adminListTokens', tags, summary: 'List the store\'s tokens (never their secrets)', response: { 200: Type.Object({ tokens: Type.Array(Token) }), ...errorResponses([]) } } },
     async (request) => ({ tokens: await stores.listTokens(app.db, storeOf(request)) }),
   );
   app.post(
     '/v1/admin/tokens',
     {
-      config: { auth: 'admin' },
-      schema: { tags, security, summary: 'Issue a token', body: CreateTokenBody, response: { 201: Type.Object({ token: Token, secret: Secret }), ...errorResponses([]) } },
+      schema: { operationId: 'adminCreateToken', tags, summary: 'Issue a token', body: CreateTokenBody, response: { 201: Type.Object({ token: Token, secret: Secret }), ...errorResponses([]) } },
     },
     async (request, reply) => reply.code(201).send(await stores.createToken(app.db, storeOf(request), request.body.kind)),
   );
   app.delete(
     '/v1/admin/tokens/:id',
     {
-      config: { auth: 'admin' },
-      schema: { tags, security, summary: 'Revoke a token; it stops working at once', params: Type.Object({ id: Uuid('token id') }), response: { 200: Type.Object({ token: Token }), ...errorResponses(['NOT_FOUND']) } },
+      schema: { operationId: 'adminRevokeToken', tags, summary: 'Revoke a token; it stops working at once', params: Type.Object({ id: Uuid('token id') }), response: { 200: Type.Object({ token: Token }), ...errorResponses(['NOT_FOUND']) } },
     },
     async (request) => ({ token: await stores.revokeToken(app.db, storeOf(request), request.params.id) }),
   );

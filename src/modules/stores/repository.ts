@@ -1,8 +1,9 @@
-import { and, eq, isNull, sql } from 'drizzle-orm';
+import { and, eq, gt, isNull, ne, or, sql } from 'drizzle-orm';
 import type { Database, Executor } from '../../db/client.js';
 import { stores, tokens } from '../../db/schema.js';
 import type { TokenKind } from './tokens.js';
 import { FreshCoalescer } from '../../lib/fresh-coalescer.js';
+import { catalogVersionOf } from './catalog-version.js';
 
 export type StoreRow = typeof stores.$inferSelect;
 export type TokenRow = typeof tokens.$inferSelect;
@@ -17,32 +18,47 @@ export async function findStore(db: Executor, slug: string): Promise<StoreRow | 
   return row;
 }
 
+export async function listStoreSlugs(db: Executor, limit: number): Promise<string[]> {
+  return (await db.select({ slug: stores.slug }).from(stores).orderBy(stores.slug).limit(limit)).map((r) => r.slug);
+}
+
 export async function countStores(db: Executor): Promise<number> {
   const [row] = await db.select({ n: sql<number>`count(*)::int` }).from(stores);
   return row?.n ?? 0;
 }
 
-export async function insertToken(db: Executor, store: string, kind: TokenKind, secretHash: string): Promise<TokenRow> {
-  const [row] = await db.insert(tokens).values({ store, kind, secretHash }).returning();
+export async function insertToken(
+  db: Executor,
+  token: { store: string; kind: TokenKind; secretHash: string; customerId?: string; ttlSeconds?: number },
+): Promise<TokenRow> {
+  const { ttlSeconds, ...values } = token;
+  const expiresAt = ttlSeconds === undefined ? null : sql`now() + make_interval(secs => ${ttlSeconds})`;
+  const [row] = await db.insert(tokens).values({ ...values, expiresAt }).returning();
   return row!;
 }
 
 function tokenLookup(db: Database) {
   return db
-    .select({ id: tokens.id, kind: tokens.kind, catalogVersion: stores.catalogVersion })
+    .select({ id: tokens.id, kind: tokens.kind, customerId: tokens.customerId, catalogVersion: catalogVersionOf(tokens.store) })
     .from(tokens)
-    .innerJoin(stores, eq(stores.slug, tokens.store))
-    .where(and(eq(tokens.store, sql.placeholder('store')), eq(tokens.secretHash, sql.placeholder('hash')), isNull(tokens.revokedAt)))
+    .where(
+      and(
+        eq(tokens.store, sql.placeholder('store')),
+        eq(tokens.secretHash, sql.placeholder('hash')),
+        isNull(tokens.revokedAt),
+        or(isNull(tokens.expiresAt), gt(tokens.expiresAt, sql`now()`)),
+      ),
+    )
     .prepare('storefront_token_lookup');
 }
 
-type ActiveToken = { id: string; kind: TokenRow['kind']; catalogVersion: number };
+type ActiveToken = { id: string; kind: TokenRow['kind']; customerId: string | null; catalogVersion: number };
 
 // Every request runs this query: it is built once per database, prepared on the server, and
 // shared among the requests of one token that wait for it at the same time.
 const preparedLookups = new WeakMap<Database, { query: ReturnType<typeof tokenLookup>; coalescer: FreshCoalescer<ActiveToken | undefined> }>();
 
-/** A live token, with its store's catalog version: one indexed query per request does both. */
+/** A live (not revoked, not expired) token, with its store's catalog version: one indexed query per request does both. */
 export async function findActiveToken(
   db: Database,
   store: string,
@@ -54,20 +70,36 @@ export async function findActiveToken(
   return lookup.coalescer.get(`${store}\u0000${secretHash}`, async () => (await query.execute({ store, hash: secretHash }))[0]);
 }
 
-/** Marks the store's catalog changed; call it last in the transaction that changes it. */
-export async function bumpCatalogVersion(db: Executor, store: string): Promise<void> {
-  await db.execute(sql`update stores set catalog_version = catalog_version + 1 where slug = ${store}`);
-}
-
-export async function revokeToken(db: Executor, store: string, id: string): Promise<TokenRow | undefined> {
+/** Revokes one token of the store (of one kind, when given). */
+export async function revokeToken(db: Executor, store: string, id: string, kind?: TokenKind): Promise<TokenRow | undefined> {
   const [row] = await db
     .update(tokens)
     .set({ revokedAt: sql`coalesce(${tokens.revokedAt}, now())` })
-    .where(and(eq(tokens.store, store), eq(tokens.id, id)))
+    .where(and(eq(tokens.store, store), eq(tokens.id, id), kind ? eq(tokens.kind, kind) : undefined))
     .returning();
   return row;
 }
 
+/** Revokes every live token of one customer ("sign out everywhere"); answers how many. */
+export async function revokeCustomerTokens(db: Executor, store: string, customerId: string): Promise<number> {
+  const rows = await db
+    .update(tokens)
+    .set({ revokedAt: sql`now()` })
+    .where(and(eq(tokens.store, store), eq(tokens.customerId, customerId), isNull(tokens.revokedAt)))
+    .returning({ id: tokens.id });
+  return rows.length;
+}
+
+/** The store's own tokens (not its customers'), oldest first. */
 export async function listTokens(db: Executor, store: string): Promise<TokenRow[]> {
-  return db.select().from(tokens).where(eq(tokens.store, store)).orderBy(tokens.createdAt);
+  return db.select().from(tokens).where(and(eq(tokens.store, store), ne(tokens.kind, 'customer'))).orderBy(tokens.createdAt);
+}
+
+/** Deletes customer tokens that expired or were revoked over `keepSeconds` ago, store by store; answers how many. */
+export async function purgeDeadCustomerTokens(db: Executor, keepSeconds = 7 * 86400): Promise<number> {
+  const rows = await db.execute(
+    sql`delete from tokens where kind = 'customer'
+          and coalesce(revoked_at, expires_at) < now() - make_interval(secs => ${keepSeconds}) returning id`,
+  );
+  return (rows as unknown as { rows: unknown[] }).rows.length;
 }

@@ -3,7 +3,8 @@ import { postgresErrorCode } from '../../db/errors.js';
 import { AppError } from '../../plugins/errors.js';
 import { toIso } from '../../lib/time.js';
 import * as repo from './repository.js';
-import { hashSecret, newSecret, storeOfSecret, type TokenKind } from './tokens.js';
+import { createCatalogVersion } from './catalog-version.js';
+import { hashSecret, newSecret, storeOfSecret, type IssuableTokenKind, type TokenKind } from './tokens.js';
 
 export const STORE_SLUG_PATTERN = /^[a-z0-9][a-z0-9-]{1,62}$/;
 
@@ -33,10 +34,11 @@ export async function createStore(db: Database, slug: string, name?: string): Pr
   try {
     return await db.transaction(async (tx) => {
       const store = await repo.insertStore(tx, slug, name ?? slug);
+      await createCatalogVersion(tx, slug);
       const admin = newSecret('admin', slug);
       const storefront = newSecret('storefront', slug);
-      await repo.insertToken(tx, slug, 'admin', hashSecret(admin));
-      await repo.insertToken(tx, slug, 'storefront', hashSecret(storefront));
+      await repo.insertToken(tx, { store: slug, kind: 'admin', secretHash: hashSecret(admin) });
+      await repo.insertToken(tx, { store: slug, kind: 'storefront', secretHash: hashSecret(storefront) });
       return { store: storeView(store), tokens: { admin, storefront } };
     });
   } catch (error) {
@@ -45,11 +47,11 @@ export async function createStore(db: Database, slug: string, name?: string): Pr
   }
 }
 
-/** Issues a new token of a store; its secret is returned once. */
-export async function createToken(db: Database, store: string, kind: TokenKind): Promise<{ token: TokenView; secret: string }> {
+/** Issues a new admin, server or storefront token of a store; its secret is returned once. */
+export async function createToken(db: Database, store: string, kind: IssuableTokenKind): Promise<{ token: TokenView; secret: string }> {
   if (!(await repo.findStore(db, store))) throw new AppError('NOT_FOUND', `store "${store}" not found`);
   const secret = newSecret(kind, store);
-  const row = await repo.insertToken(db, store, kind, hashSecret(secret));
+  const row = await repo.insertToken(db, { store, kind, secretHash: hashSecret(secret) });
   return { token: tokenView(row), secret };
 }
 
@@ -60,16 +62,17 @@ export async function revokeToken(db: Database, store: string, id: string): Prom
   return tokenView(row);
 }
 
+/** The store's own tokens: admin, server and storefront (customer tokens are not listed). */
 export async function listTokens(db: Database, store: string): Promise<TokenView[]> {
   return (await repo.listTokens(db, store)).map(tokenView);
 }
 
-/** The store and kind of a live token secret, or undefined for an unknown or revoked one. */
+/** The store, kind (and customer) of a live token secret, or undefined for an unknown, revoked or expired one. */
 export async function authenticateSecret(db: Database, secret: string) {
   const store = storeOfSecret(secret);
   if (!store) return undefined;
   const token = await repo.findActiveToken(db, store, hashSecret(secret));
-  return token ? { store, kind: token.kind, tokenId: token.id, catalogVersion: token.catalogVersion } : undefined;
+  return token ? { store, kind: token.kind, tokenId: token.id, customerId: token.customerId, catalogVersion: token.catalogVersion } : undefined;
 }
 
 function storeView(row: repo.StoreRow): StoreView {

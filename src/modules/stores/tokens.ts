@@ -1,16 +1,35 @@
 /**
- * Token secrets. A secret names its store (`<kind>_<store>_<random>`), so that its lookup stays
- * within one store's rows; only the SHA-256 of a secret is kept. Secrets carry 256 random bits,
- * so a fast hash is enough: there is nothing to brute-force.
+ * Token kinds and secrets. The kinds are named here once; the schema, the admin API, the CLI and
+ * the secret format all read this table. A secret names its kind and store
+ * (`<prefix>_<store>_<random>`), so that its lookup stays within one store's rows; only the
+ * SHA-256 of a secret is kept. Secrets carry 256 random bits, so a fast hash is enough: there is
+ * nothing to brute-force.
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 
-export type TokenKind = 'admin' | 'storefront';
+export const TOKEN_KINDS = {
+  /** One store's admin API and every storefront route. */
+  admin: { prefix: 'adm', secret: true, issuedByAdmin: true },
+  /** A shop's own back end: every storefront route, for any customer. */
+  server: { prefix: 'srv', secret: true, issuedByAdmin: true },
+  /** Public: ships inside web pages and apps; catalog, carts and guest sessions only. */
+  storefront: { prefix: 'sf', secret: false, issuedByAdmin: true },
+  /** Bound to one customer of one store, short-lived: customer tokens and guest sessions. */
+  customer: { prefix: 'cus', secret: false, issuedByAdmin: false },
+} as const;
 
-const PREFIX: Record<TokenKind, string> = { admin: 'adm', storefront: 'sf' };
+export type TokenKind = keyof typeof TOKEN_KINDS;
+export const TOKEN_KIND_NAMES = Object.keys(TOKEN_KINDS) as [TokenKind, ...TokenKind[]];
+/** The kinds an admin issues with POST /v1/admin/tokens and the CLI. */
+export const ISSUABLE_TOKEN_KINDS = TOKEN_KIND_NAMES.filter((kind) => TOKEN_KINDS[kind].issuedByAdmin) as Array<'admin' | 'server' | 'storefront'>;
+export type IssuableTokenKind = (typeof ISSUABLE_TOKEN_KINDS)[number];
+
+const SECRET_SHAPE = new RegExp(
+  `^(?:${TOKEN_KIND_NAMES.map((kind) => TOKEN_KINDS[kind].prefix).join('|')})_([a-z0-9][a-z0-9-]{1,62})_[A-Za-z0-9_-]{43}$`,
+);
 
 export function newSecret(kind: TokenKind, store: string): string {
-  return `${PREFIX[kind]}_${store}_${randomBytes(32).toString('base64url')}`;
+  return `${TOKEN_KINDS[kind].prefix}_${store}_${randomBytes(32).toString('base64url')}`;
 }
 
 export function hashSecret(secret: string): string {
@@ -19,8 +38,7 @@ export function hashSecret(secret: string): string {
 
 /** The store a secret claims to belong to, or undefined when it is not shaped like one of ours. */
 export function storeOfSecret(secret: string): string | undefined {
-  const match = /^(?:adm|sf)_([a-z0-9][a-z0-9-]{1,62})_[A-Za-z0-9_-]{43}$/.exec(secret);
-  return match?.[1];
+  return SECRET_SHAPE.exec(secret)?.[1];
 }
 
 export function secretsEqual(a: string, b: string): boolean {

@@ -1,0 +1,104 @@
+/**
+ * Authentication: who is calling. It names the caller of every request to a route that needs a
+ * credential (`request.principal`) and never decides what the caller may do: rate limiting counts
+ * the request next, and authorization answers 401 for a refused credential and 403 for a caller
+ * the route does not admit. The store of every request comes from its credential, never from the
+ * request itself.
+ */
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
+import { AppError } from './errors.js';
+import { accessOf, type Access } from './access-table.js';
+import { authenticateSecret } from '../modules/stores/service.js';
+import { secretsEqual } from '../modules/stores/tokens.js';
+import { IdentityProviders, looksLikeJwt } from '../modules/customers/identity-provider.js';
+
+export type Principal =
+  | { kind: 'root' }
+  | { kind: 'admin' | 'server' | 'storefront'; store: string; tokenId: string; /** read with the token, at this request's start */ catalogVersion: number }
+  | { kind: 'customer'; store: string; customerId: string; /** null for an identity-provider JWT */ tokenId: string | null; catalogVersion: number };
+
+export type StorePrincipal = Extract<Principal, { store: string }>;
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The route's entry of the access table, set when the route is registered. */
+    access?: Access;
+  }
+  interface FastifyRequest {
+    principal: Principal | null;
+    /** The 401 a missing or refused credential gets; thrown by authorization, after rate limiting counted it. */
+    credentialError: AppError | null;
+  }
+}
+
+/** The store of an authenticated store request. */
+export function storeOf(request: FastifyRequest): string {
+  return storePrincipalOf(request).store;
+}
+
+export function storePrincipalOf(request: FastifyRequest): StorePrincipal {
+  const principal = request.principal;
+  if (!principal || principal.kind === 'root') throw new AppError('FORBIDDEN', 'this route needs a store token');
+  return principal;
+}
+
+export function unauthorized(detail: string, error?: 'invalid_token' | 'invalid_request'): AppError {
+  const challenge = error ? `Bearer realm="storefront", error="${error}"` : 'Bearer realm="storefront"';
+  return new AppError('UNAUTHORIZED', detail, { headers: { 'www-authenticate': challenge } });
+}
+
+function bearerOf(request: FastifyRequest): string | undefined {
+  const header = request.headers.authorization;
+  if (!header) return undefined;
+  const match = /^Bearer +([^\s]+) *$/i.exec(header);
+  if (!match) throw unauthorized('the Authorization header must be "Bearer <token>"', 'invalid_request');
+  return match[1];
+}
+
+export interface AuthenticationOptions {
+  rootToken: string | undefined;
+  identityProviders: IdentityProviders;
+}
+
+async function principalOf(app: FastifyInstance, request: FastifyRequest, options: AuthenticationOptions): Promise<Principal> {
+  const secret = bearerOf(request);
+  if (!secret) throw unauthorized('send Authorization: Bearer <token>');
+  if (options.rootToken && secretsEqual(secret, options.rootToken)) return { kind: 'root' };
+  const refuse = (detail: string) => unauthorized(detail, 'invalid_token');
+  if (looksLikeJwt(secret)) {
+    const customer = await options.identityProviders.authenticate(app.db, secret, refuse);
+    return { kind: 'customer', tokenId: null, ...customer };
+  }
+  const token = await authenticateSecret(app.db, secret);
+  if (!token) throw refuse('the token is unknown, expired or was revoked');
+  if (token.kind === 'customer') {
+    return { kind: 'customer', store: token.store, customerId: token.customerId!, tokenId: token.tokenId, catalogVersion: token.catalogVersion };
+  }
+  return { kind: token.kind, store: token.store, tokenId: token.tokenId, catalogVersion: token.catalogVersion };
+}
+
+export default fp(
+  async (app: FastifyInstance, options: AuthenticationOptions) => {
+    app.decorateRequest('principal', null);
+    app.decorateRequest('credentialError', null);
+    app.addHook('onRoute', (route) => {
+      if (!route.url.startsWith('/api/v1/')) return;
+      const methods = Array.isArray(route.method) ? route.method : [route.method];
+      const access = methods.map((m) => accessOf(m, route.url)).find(Boolean);
+      if (!access) throw new Error(`route ${methods.join(',')} ${route.url} has no entry in the access table (src/plugins/access-table.ts)`);
+      route.config = { ...route.config, access };
+    });
+    app.addHook('onRequest', async (request) => {
+      const access = request.routeOptions.config.access;
+      if (!access || access === 'public') return;
+      try {
+        request.principal = await principalOf(app, request, options);
+      } catch (error) {
+        if (!(error instanceof AppError) || error.code !== 'UNAUTHORIZED') throw error;
+        request.credentialError = error;
+      }
+    });
+  },
+  { name: 'authentication', dependencies: ['errors'] },
+);
