@@ -4,12 +4,14 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
 import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises';
 import { ROOT_TOKEN, startTestApp } from './support/app.js';
 import { TEST_DATABASE_URL } from './support/database.js';
 import { createProduct, createStore } from './support/factories.js';
 import { call, startServerProcess } from './support/server-process.js';
-import { createAddress, placeOrder } from './support/shop.js';
+import { ADDRESS, createAddress, placeOrder } from './support/shop.js';
+import { ResponseCache } from '../src/modules/catalog/cache.js';
 
 const t = await startTestApp();
 
@@ -95,6 +97,17 @@ test('two server processes: a change through one is seen at once through the oth
       assert.equal((await call(reader.base, 'GET', '/v1/products/p', { token: storefront })).json.product.price, price);
       assert.equal((await call(reader.base, 'GET', '/v1/products', { token: storefront })).json.products[0].price, price);
     }
+    // Stock taken by an order through one process shows at once through the other.
+    const server = (await call(one.base, 'POST', '/v1/admin/tokens', { token: admin, body: { kind: 'server' } })).json.secret;
+    const customer = randomUUID();
+    const address = await call(one.base, 'POST', `/v1/${customer}/addresses`, { token: server, body: { address: ADDRESS } });
+    for (let left = 4; left >= 3; left--) {
+      const [writer, reader] = left % 2 ? [two, one] : [one, two];
+      const order = await call(writer.base, 'POST', `/v1/${customer}/orders`, { token: server, body: { address: address.json.address.id, products: [{ id: p.json.product.id, quantity: 1 }] } });
+      assert.equal(order.status, 201, order.text);
+      assert.equal((await call(reader.base, 'GET', '/v1/products/p', { token: storefront })).json.product.quantity, left);
+      assert.equal((await call(reader.base, 'GET', '/v1/products/p', { token: storefront })).json.product._count.orders, 5 - left);
+    }
     const token = await call(one.base, 'POST', '/v1/admin/tokens', { token: admin, body: { kind: 'storefront' } });
     assert.equal((await call(two.base, 'GET', '/v1/products', { token: token.json.secret })).status, 200);
     await call(one.base, 'DELETE', `/v1/admin/tokens/${token.json.token.id}`, { token: admin });
@@ -102,4 +115,14 @@ test('two server processes: a change through one is seen at once through the oth
   } finally {
     await Promise.all([one.stop(), two.stop()]);
   }
+});
+
+test('CATALOG_CACHE_ENTRIES=0 keeps no answer, yet every answer still gets its ETag', () => {
+  const off = new ResponseCache(0);
+  const entry = off.set('k', '{"products":[]}');
+  assert.match(entry.etag, /^"[A-Za-z0-9_-]+"$/);
+  assert.equal(off.get('k'), undefined);
+  const on = new ResponseCache(1);
+  on.set('k', '{}');
+  assert.equal(on.get('k')?.body, '{}');
 });

@@ -7,15 +7,16 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { ROOT_TOKEN } from './support/app.js';
-import { copyTemplate, TEST_DATABASE_URL } from './support/database.js';
-import { call, startServerProcess, type ServerProcess } from './support/server-process.js';
+import { TEST_DATABASE_URL } from './support/database.js';
+import { call, serverDatabaseEnv, startServerProcess, type ServerProcess } from './support/server-process.js';
 import { ADDRESS } from './support/shop.js';
 
 async function setUpStore(base: string, stock: number[]) {
   const slug = `proc-${randomUUID().slice(0, 8)}`;
   const created = await call(base, 'POST', '/v1/admin/stores', { token: ROOT_TOKEN, body: { slug } });
   assert.equal(created.status, 201, created.text);
-  const { admin, storefront } = created.json.tokens as { admin: string; storefront: string };
+  const { admin } = created.json.tokens as { admin: string };
+  const server = (await call(base, 'POST', '/v1/admin/tokens', { token: admin, body: { kind: 'server' } })).json.secret as string;
   const products: Array<{ id: string; initial: number }> = [];
   for (const quantity of stock) {
     const p = await call(base, 'POST', '/v1/admin/products', {
@@ -26,9 +27,9 @@ async function setUpStore(base: string, stock: number[]) {
     products.push({ id: p.json.product.id, initial: quantity });
   }
   const customer = randomUUID();
-  const address = await call(base, 'POST', `/v1/${customer}/addresses`, { token: storefront, body: { address: ADDRESS } });
+  const address = await call(base, 'POST', `/v1/${customer}/addresses`, { token: server, body: { address: ADDRESS } });
   assert.equal(address.status, 201, address.text);
-  return { admin, storefront, products, customer, addressId: address.json.address.id as string };
+  return { admin, server, products, customer, addressId: address.json.address.id as string };
 }
 
 test('two server processes on one PostgreSQL: 30 concurrent orders of 1 unit with 5 in stock, exactly 5 succeed', { skip: !TEST_DATABASE_URL && 'needs TEST_DATABASE_URL (PostgreSQL): PGlite is one process' }, async () => {
@@ -40,7 +41,7 @@ test('two server processes on one PostgreSQL: 30 concurrent orders of 1 unit wit
     const answers = await Promise.all(
       Array.from({ length: 30 }, (_, i) =>
         call(i % 2 ? one.base : two.base, 'POST', `/v1/${shop.customer}/orders`, {
-          token: shop.storefront,
+          token: shop.server,
           body: { address: shop.addressId, products: [{ id: product.id, quantity: 1 }] },
         }),
       ),
@@ -65,7 +66,7 @@ test('two server processes: 8 concurrent retries of one Idempotency-Key make one
     const answers = await Promise.all(
       Array.from({ length: 8 }, (_, i) =>
         call(i % 2 ? one.base : two.base, 'POST', `/v1/${shop.customer}/orders`, {
-          token: shop.storefront,
+          token: shop.server,
           headers: { 'idempotency-key': key },
           body: { address: shop.addressId, products: [{ id: product.id, quantity: 1 }] },
         }),
@@ -73,7 +74,7 @@ test('two server processes: 8 concurrent retries of one Idempotency-Key make one
     );
     for (const r of answers) assert.ok(r.status === 201 || (r.status === 409 && r.json.code === 'IDEMPOTENCY_KEY_IN_USE'), `${r.status} ${r.text.slice(0, 200)}`);
     assert.equal(new Set(answers.filter((r) => r.status === 201).map((r) => r.json.order.id)).size, 1);
-    const orders = await call(two.base, 'GET', `/v1/${shop.customer}/orders`, { token: shop.storefront });
+    const orders = await call(two.base, 'GET', `/v1/${shop.customer}/orders`, { token: shop.server });
     assert.equal(orders.json.total, 1);
     assert.equal((await call(one.base, 'GET', `/v1/admin/products/${product.id}`, { token: shop.admin })).json.product.quantity, 9);
   } finally {
@@ -82,14 +83,9 @@ test('two server processes: 8 concurrent retries of one Idempotency-Key make one
 });
 
 test('a server killed with SIGKILL during a stream of orders: every answered order is whole and stock adds up', async () => {
-  let removeDataDir = () => {};
-  const env: Record<string, string> = { ORDER_RATE_LIMIT_PER_MINUTE: '0', RATE_LIMIT_PER_MINUTE: '0' };
-  if (TEST_DATABASE_URL) env.DATABASE_URL = TEST_DATABASE_URL;
-  else {
-    const copy = copyTemplate();
-    env.DATA_DIR = copy.dataDir;
-    removeDataDir = copy.remove;
-  }
+  const database = serverDatabaseEnv();
+  const removeDataDir = database.remove;
+  const env = { ...database.env, ORDER_RATE_LIMIT_PER_MINUTE: '0', RATE_LIMIT_PER_MINUTE: '0' };
   let server: ServerProcess = await startServerProcess(env);
   try {
     const shop = await setUpStore(server.base, [1000, 1000, 1000]);
@@ -100,7 +96,7 @@ test('a server killed with SIGKILL during a stream of orders: every answered ord
         attempted++;
         const products = shop.products.filter((_, j) => (i + w + j) % 3 !== 0).map((p, j) => ({ id: p.id, quantity: 1 + ((i + j) % 3) }));
         try {
-          const r = await call(server.base, 'POST', `/v1/${shop.customer}/orders`, { token: shop.storefront, body: { address: shop.addressId, products } });
+          const r = await call(server.base, 'POST', `/v1/${shop.customer}/orders`, { token: shop.server, body: { address: shop.addressId, products } });
           if (r.status === 201) answered.push(r.json.order.id);
         } catch {
           return; // the connection died with the process
@@ -115,7 +111,7 @@ test('a server killed with SIGKILL during a stream of orders: every answered ord
     server = await startServerProcess(env);
     const orders: Array<{ id: string; products: Array<{ id: string; order: { quantity: number } }> }> = [];
     for (let offset = 0; ; offset += 250) {
-      const page = await call(server.base, 'GET', `/v1/${shop.customer}/orders?limit=250&offset=${offset}`, { token: shop.storefront });
+      const page = await call(server.base, 'GET', `/v1/${shop.customer}/orders?limit=250&offset=${offset}`, { token: shop.server });
       assert.equal(page.status, 200, page.text);
       orders.push(...page.json.orders);
       if (page.json.orders.length < 250) break;

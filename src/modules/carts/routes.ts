@@ -1,13 +1,11 @@
 /** Cart endpoints of the contract. */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { storeOf } from '../../plugins/auth.js';
+import { storeOf } from '../../plugins/authentication.js';
 import { errorResponses } from '../../lib/http-schemas.js';
 import * as S from './schemas.js';
 import * as carts from './service.js';
 
-const security = [{ bearer: [] }];
 const tags = ['carts'];
-const config = { auth: 'storefront' as const };
 const changeErrors = errorResponses(['NOT_FOUND', 'CART_EXPIRED', 'CART_NOT_PENDING', 'INSUFFICIENT_STOCK', 'PRODUCT_UNAVAILABLE']);
 
 const cartRoutes: FastifyPluginAsyncTypebox = async (app) => {
@@ -16,9 +14,9 @@ const cartRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/v1/carts',
     {
-      config: { ...config, idempotent: true },
+      config: { idempotent: true },
       schema: {
-        tags, security, summary: 'Create a cart',
+        operationId: 'createCart', tags, summary: 'Create a cart',
         description: 'Adds each requested product that is visible and in stock (repeated ids summed); the others are listed in `warnings`. None available: 422 PRODUCT_UNAVAILABLE.',
         body: S.CreateCartBody,
         response: { 201: S.CreatedCartEnvelope, ...errorResponses(['PRODUCT_UNAVAILABLE', 'IDEMPOTENCY_KEY_REUSED', 'IDEMPOTENCY_KEY_IN_USE']) },
@@ -28,23 +26,21 @@ const cartRoutes: FastifyPluginAsyncTypebox = async (app) => {
   );
   app.get(
     '/v1/carts/:id',
-    { config, schema: { tags, security, summary: 'Get a cart', params: S.CartParams, response: { 200: S.CartEnvelope, ...errorResponses(['NOT_FOUND']) } } },
+    { schema: { operationId: 'getCart', tags, summary: 'Get a cart', params: S.CartParams, response: { 200: S.CartEnvelope, ...errorResponses(['NOT_FOUND']) } } },
     async (request) => carts.getCart(app.db, storeOf(request), request.params.id),
   );
   app.post(
     '/v1/carts/:id/products',
     {
-      config,
-      schema: { tags, security, summary: 'Add a product to a cart', params: S.CartParams, body: S.LineRequest, response: { 200: S.CartEnvelope, ...changeErrors } },
+      schema: { operationId: 'addCartLine', tags, summary: 'Add a product to a cart', params: S.CartParams, body: S.LineRequest, response: { 200: S.CartEnvelope, ...changeErrors } },
     },
     async (request) => carts.addItemToCart(app.db, storeOf(request), request.params.id, request.body, ttl()),
   );
   app.patch(
     '/v1/carts/:id/products/:pid',
     {
-      config,
       schema: {
-        tags, security, summary: "Change a line's quantity",
+        operationId: 'updateCartLine', tags, summary: "Change a line's quantity",
         description: 'The same quantity changes nothing; 0 removes the line; removing the last line deletes the cart.',
         params: S.CartLineParams, body: S.PatchLineBody, response: { 200: S.CartEnvelope, ...changeErrors },
       },
@@ -54,9 +50,8 @@ const cartRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.delete(
     '/v1/carts/:id/products/:pid',
     {
-      config,
       schema: {
-        tags, security, summary: 'Remove a product from a cart', description: 'Removing the last line deletes the cart.',
+        operationId: 'removeCartLine', tags, summary: 'Remove a product from a cart', description: 'Removing the last line deletes the cart.',
         params: S.CartLineParams, response: { 200: S.CartEnvelope, ...changeErrors },
       },
     },

@@ -1,31 +1,30 @@
 /** Order administration under /v1/admin/orders. */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { storeOf } from '../../plugins/auth.js';
+import { storeOf } from '../../plugins/authentication.js';
 import { errorResponses } from '../../lib/http-schemas.js';
 import * as S from './schemas.js';
 import * as admin from './admin-service.js';
 
-const security = [{ bearer: [] }];
 const tags = ['admin'];
-const config = { auth: 'admin' as const };
 
 const orderAdminRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/v1/admin/orders',
-    { config, schema: { tags, security, summary: 'List orders (newest first)', querystring: S.AdminOrderListQuery, response: { 200: S.OrderList, ...errorResponses([]) } } },
+    { schema: { operationId: 'adminListOrders', tags, summary: 'List orders (newest first)', querystring: S.AdminOrderListQuery, response: { 200: S.OrderList, ...errorResponses([]) } } },
     async (request) => admin.listAdminOrders(app.db, storeOf(request), request.query),
   );
   app.get(
     '/v1/admin/orders/:id',
-    { config, schema: { tags, security, summary: 'Get an order', params: S.AdminOrderParams, response: { 200: S.OrderEnvelope, ...errorResponses(['NOT_FOUND']) } } },
+    { schema: { operationId: 'adminGetOrder', tags, summary: 'Get an order', params: S.AdminOrderParams, response: { 200: S.OrderEnvelope, ...errorResponses(['NOT_FOUND']) } } },
     async (request) => admin.getAdminOrder(app.db, storeOf(request), request.params.id),
   );
   app.patch(
     '/v1/admin/orders/:id',
     {
-      config,
+      // Cancelling returns stock.
+      config: { changesCatalog: true },
       schema: {
-        tags, security, summary: "Change an order's status",
+        operationId: 'adminUpdateOrderStatus', tags, summary: "Change an order's status",
         description: 'CREATED -> PAID -> FULFILLED; CREATED or PAID -> CANCELLED (returns the stock). Anything else: 409 INVALID_TRANSITION.',
         params: S.AdminOrderParams, body: S.UpdateOrderBody, response: { 200: S.OrderEnvelope, ...errorResponses(['NOT_FOUND', 'INVALID_TRANSITION']) },
       },

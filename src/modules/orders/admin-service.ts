@@ -1,7 +1,7 @@
 /** Order administration: listing and the status transitions of the table in state.ts. */
 import type { Database } from '../../db/client.js';
 import { AppError } from '../../plugins/errors.js';
-import { bumpCatalogVersion } from '../stores/repository.js';
+import { recordOrderStatusChanged } from './events.js';
 import * as repo from './repository.js';
 import type { OrderStatus } from './schemas.js';
 import { renderOrders } from './service.js';
@@ -22,21 +22,24 @@ export async function getAdminOrder(db: Database, store: string, id: string) {
 
 /** Moves an order along the transition table; cancelling returns its stock in the same transaction. */
 export async function changeOrderStatus(db: Database, store: string, id: string, to: OrderStatus) {
-  await db.transaction(async (tx) => {
+  return db.transaction(async (tx) => {
     const order = await repo.findOrder(tx, store, id, { lock: true });
     if (!order) throw new AppError('NOT_FOUND', `order ${id} not found`);
     assertTransition(order.status, to);
     if (!(await repo.transitionOrder(tx, store, id, order.status, to))) {
       throw new AppError('INVALID_TRANSITION', `order ${id} changed meanwhile; it is no longer ${order.status}`);
     }
+    const returned: Array<{ productId: string; before: number; after: number }> = [];
     if (to === 'CANCELLED') {
       const lines = await repo.orderLines(tx, store, [id]);
       // Product id order, as when the stock was taken, so a cancel and an order cannot deadlock.
       for (const line of [...lines].sort((a, b) => a.product.id.localeCompare(b.product.id))) {
-        await repo.returnStock(tx, store, line.product.id, line.quantity);
+        const after = await repo.returnStock(tx, store, line.product.id, line.quantity);
+        returned.push({ productId: line.product.id, before: after - line.quantity, after });
       }
-      await bumpCatalogVersion(tx, store);
     }
+    const changed = { order: (await renderOrders(tx, store, [(await repo.findOrder(tx, store, id))!]))[0]! };
+    await recordOrderStatusChanged(tx, store, changed.order, returned);
+    return changed;
   });
-  return getAdminOrder(db, store, id);
 }

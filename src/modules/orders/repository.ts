@@ -7,6 +7,8 @@ import type { OrderStatus } from './schemas.js';
 
 export interface LockedProduct extends ProductRecord {
   visible: boolean;
+  /** The transaction's time: the orders it stores are created at it. */
+  now: Date;
 }
 
 export interface OrderRow {
@@ -43,54 +45,66 @@ const idList = (ids: string[]) => sql.join(ids.map((id) => sql`${id}`), sql`, `)
 export async function lockProducts(db: Executor, store: string, ids: string[]): Promise<Map<string, LockedProduct>> {
   const rows = await queryRows<LockedProduct>(
     db,
-    sql`select ${productColumns('p')}, ${sql.raw(visibleProductText('p'))} as visible from products p
+    sql`select ${productColumns('p')}, ${sql.raw(visibleProductText('p'))} as visible, now()::timestamptz(3) as now from products p
         where p.store = ${store} and p.id in (${idList(ids)}) order by p.id for no key update of p`,
   );
   return new Map(rows.map((r) => [r.id, r]));
 }
 
-/** Takes stock; never below zero: answers the product after the update, or undefined if short. */
-export async function takeStock(db: Executor, store: string, id: string, quantity: number): Promise<ProductRecord | undefined> {
-  const [row] = await queryRows<ProductRecord>(
-    db,
-    sql`update products p set quantity = p.quantity - ${quantity}
-        where p.store = ${store} and p.id = ${id} and p.quantity >= ${quantity} returning ${productColumns('p')}`,
-  );
-  return row;
+/** Everything one transaction of orders writes, decided beforehand while the products are locked. */
+export interface OrderWrites {
+  /** Units taken per product, summed over the orders. */
+  stock: Array<{ id: string; taken: number }>;
+  orders: Array<{ id: string; customer_id: string; address_id: string; cart_id: string | null; price: number; original_price: number | null; created_at: string }>;
+  lines: Array<{ order_id: string; product_id: string; quantity: number; unit_price: number; line_price: number; product: ProductSnapshot }>;
+  /** The orders' idempotency keys and their answers, kept in the same transaction. */
+  keys: Array<{ caller: string; key: string; body: string }>;
+  carts: Array<{ id: string; customer_id: string; address_id: string }>;
 }
 
-export async function returnStock(db: Executor, store: string, id: string, quantity: number): Promise<void> {
-  await db.execute(sql`update products set quantity = quantity + ${quantity} where store = ${store} and id = ${id}`);
-}
-
-export async function insertOrder(
-  db: Executor,
-  order: { store: string; customerId: string; addressId: string; cartId: string | null; price: number; originalPrice: number | null },
-): Promise<OrderRow> {
-  const [row] = await queryRows<OrderRow>(
+/**
+ * One statement writes every order of the transaction: the guarded stock updates (never below
+ * zero), the orders, their lines, the carts they complete and their idempotent answers. Answers
+ * how many products and carts it changed, for the caller to check against what it expected.
+ */
+export async function writeOrders(db: Executor, store: string, w: OrderWrites): Promise<{ products: number; carts: number }> {
+  const json = (rows: unknown[]) => sql`${JSON.stringify(rows)}::jsonb`;
+  const [row] = await queryRows<{ products: number; carts: number }>(
     db,
-    sql`insert into orders (store, customer_id, address_id, cart_id, price, original_price)
-        values (${order.store}, ${order.customerId}, ${order.addressId}, ${order.cartId}, ${order.price}, ${order.originalPrice})
-        returning ${orderColumns}`,
+    sql`with stock as (select * from jsonb_to_recordset(${json(w.stock)}) as s(id uuid, taken int)),
+        taken as (
+          update products p set quantity = p.quantity - s.taken from stock s
+          where p.store = ${store} and p.id = s.id and p.quantity >= s.taken returning p.id),
+        new_orders as (
+          insert into orders (store, id, customer_id, address_id, cart_id, price, original_price, created_at)
+          select ${store}, o.* from jsonb_to_recordset(${json(w.orders)})
+            as o(id uuid, customer_id uuid, address_id uuid, cart_id uuid, price bigint, original_price bigint, created_at timestamptz)
+          returning id),
+        new_lines as (
+          insert into order_lines (store, order_id, product_id, quantity, unit_price, line_price, product)
+          select ${store}, l.* from jsonb_to_recordset(${json(w.lines)})
+            as l(order_id uuid, product_id uuid, quantity int, unit_price int, line_price bigint, product jsonb)
+          returning order_id),
+        answered as (
+          update idempotency_keys k set state = 'done', response_status = 201, response_body = x.body
+          from jsonb_to_recordset(${json(w.keys)}) as x(caller text, key text, body text)
+          where k.store = ${store} and k.caller = x.caller and k.key = x.key returning k.key),
+        completed as (
+          update carts c set status = 'COMPLETED', customer_id = x.customer_id, address_id = x.address_id, updated_at = now()
+          from jsonb_to_recordset(${json(w.carts)}) as x(id uuid, customer_id uuid, address_id uuid)
+          where c.store = ${store} and c.id = x.id and c.status = 'PENDING' and c.deleted_at is null returning c.id)
+        select (select count(*) from taken)::int as products, (select count(*) from completed)::int as carts`,
   );
   return row!;
 }
 
-export async function insertOrderLine(db: Executor, store: string, orderId: string, line: Omit<OrderLineRow, 'orderId'>): Promise<void> {
-  await db.execute(
-    sql`insert into order_lines (store, order_id, product_id, quantity, unit_price, line_price, product)
-        values (${store}, ${orderId}, ${line.product.id}, ${line.quantity}, ${line.product.price}, ${line.linePrice}, ${JSON.stringify(line.product)}::jsonb)`,
-  );
-}
-
-/** Marks the cart ordered, guarded by the state it must be in. */
-export async function completeCart(db: Executor, store: string, cartId: string, customerId: string, addressId: string): Promise<boolean> {
-  const rows = await queryRows<{ id: string }>(
+/** Puts a cancelled order's stock back; answers the product's stock after it. */
+export async function returnStock(db: Executor, store: string, id: string, quantity: number): Promise<number> {
+  const [row] = await queryRows<{ quantity: number }>(
     db,
-    sql`update carts set status = 'COMPLETED', customer_id = ${customerId}, address_id = ${addressId}, updated_at = now()
-        where store = ${store} and id = ${cartId} and status = 'PENDING' and deleted_at is null returning id`,
+    sql`update products set quantity = quantity + ${quantity} where store = ${store} and id = ${id} returning quantity`,
   );
-  return rows.length > 0;
+  return row!.quantity;
 }
 
 export interface OrderFilter {
@@ -110,7 +124,7 @@ function orderWhere(filter: OrderFilter) {
 export async function listOrders(db: Executor, filter: OrderFilter, page: { limit: number; offset: number }): Promise<OrderRow[]> {
   return queryRows<OrderRow>(
     db,
-    sql`select ${orderColumns} from orders where ${orderWhere(filter)} order by created_at desc, id desc limit ${page.limit} offset ${page.offset}`,
+    sql`select ${orderColumns} from orders where ${orderWhere(filter)} order by created_at desc nulls last, id desc nulls last limit ${page.limit} offset ${page.offset}`,
   );
 }
 

@@ -1,20 +1,24 @@
 /** Customer orders: POST and GET /v1/:customer/orders, GET /v1/:customer/orders/:id. */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { storeOf } from '../../plugins/auth.js';
+import { storeOf } from '../../plugins/authentication.js';
 import { CustomerParams, errorResponses } from '../../lib/http-schemas.js';
 import * as S from './schemas.js';
 import * as orders from './service.js';
+import { assertOneSource, Checkout } from './checkout.js';
 
-const security = [{ bearer: [] }];
 const tags = ['orders'];
 
 const orderRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const checkout = new Checkout(app.db);
+
   app.post(
     '/v1/:customer/orders',
     {
-      config: { auth: 'storefront', idempotent: true, orderLimit: true },
+      config: { idempotent: true, extraLimit: 'orders', changesCatalog: true },
+      // Before the schema's oneOf, whose failure would name a branch rather than the rule.
+      preValidation: async (request) => assertOneSource(request.body),
       schema: {
-        tags, security, summary: 'Place an order',
+        operationId: 'placeOrder', tags, summary: 'Place an order',
         description:
           'From exactly one of a PENDING cart (`id`) or a product list (`products`), to an address of the customer. ' +
           'All or nothing: every line visible and in stock, or 422 with one `errors` entry per failing product.',
@@ -26,21 +30,19 @@ const orderRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) =>
-      reply.code(201).send(await orders.placeOrder(app.db, storeOf(request), request.params.customer, request.body, request.idempotency)),
+      reply.code(201).send(await checkout.placeOrder(storeOf(request), request.params.customer, request.body, request.idempotency)),
   );
   app.get(
     '/v1/:customer/orders',
     {
-      config: { auth: 'storefront' },
-      schema: { tags, security, summary: "List the customer's orders (newest first)", params: CustomerParams, querystring: S.OrderListQuery, response: { 200: S.OrderList, ...errorResponses([]) } },
+      schema: { operationId: 'listOrders', tags, summary: "List the customer's orders (newest first)", params: CustomerParams, querystring: S.OrderListQuery, response: { 200: S.OrderList, ...errorResponses([]) } },
     },
     async (request) => orders.listCustomerOrders(app.db, storeOf(request), request.params.customer, request.query),
   );
   app.get(
     '/v1/:customer/orders/:id',
     {
-      config: { auth: 'storefront' },
-      schema: { tags, security, summary: 'Get one order of the customer', params: S.CustomerOrderParams, response: { 200: S.OrderEnvelope, ...errorResponses(['NOT_FOUND']) } },
+      schema: { operationId: 'getOrder', tags, summary: 'Get one order of the customer', params: S.CustomerOrderParams, response: { 200: S.OrderEnvelope, ...errorResponses(['NOT_FOUND']) } },
     },
     async (request) => orders.getCustomerOrder(app.db, storeOf(request), request.params.customer, request.params.id),
   );

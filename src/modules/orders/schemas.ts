@@ -1,26 +1,37 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Address } from '../addresses/schemas.js';
 import { LineRequest, ProductLine } from '../carts/schemas.js';
-import { Limit, Nullable, NullableTimestamp, Offset, StringEnum, Timestamp, Uuid } from '../../lib/http-schemas.js';
+import { Limit, Nullable, NullableTimestamp, Offset, StringEnum, Timestamp, Uuid, named } from '../../lib/http-schemas.js';
 
 export const OrderStatus = StringEnum(['CREATED', 'PAID', 'FULFILLED', 'CANCELLED'] as const, {
   description: 'CREATED -> PAID -> FULFILLED; CREATED or PAID -> CANCELLED',
 });
 export type OrderStatus = Static<typeof OrderStatus>;
 
-export const CreateOrderBody = Type.Object(
-  {
-    id: Type.Optional(Uuid('a PENDING cart to order; exclusive with products')),
-    address: Uuid('an address id of this customer'),
-    products: Type.Optional(
-      Type.Array(LineRequest, { minItems: 1, maxItems: 100, description: '1..100 lines, repeated ids summed; exclusive with id' }),
-    ),
-  },
-  { additionalProperties: false },
-);
-export type CreateOrderBody = Static<typeof CreateOrderBody>;
+const OrderAddress = Uuid('an address id of this customer');
 
-export const Order = Type.Object({
+export const OrderFromCart = named('OrderFromCart', Type.Object(
+  { id: Uuid('a PENDING cart to order'), address: OrderAddress },
+  { additionalProperties: false, description: 'an order of the lines of a PENDING cart' },
+));
+
+export const OrderFromProducts = named('OrderFromProducts', Type.Object(
+  {
+    address: OrderAddress,
+    products: Type.Array(LineRequest, { minItems: 1, maxItems: 100, description: '1..100 lines, repeated ids summed' }),
+  },
+  { additionalProperties: false, description: 'an order of a list of products' },
+));
+
+/** Exactly one of a cart (`id`) and a product list (`products`); service code reads it flat. */
+export type CreateOrderBody = { id?: string; address: string; products?: LineRequest[] };
+export const CreateOrderBody = Type.Unsafe<CreateOrderBody>({
+  title: 'CreateOrderBody',
+  description: 'from a PENDING cart (`id`) or from a product list (`products`): exactly one of them',
+  oneOf: [OrderFromCart, OrderFromProducts],
+});
+
+export const Order = named('Order', Type.Object({
   id: Uuid('order id'),
   store: Type.String({ examples: ['demo'] }),
   customerId: Uuid('customer id'),
@@ -33,11 +44,11 @@ export const Order = Type.Object({
   deletedAt: NullableTimestamp(),
   products: Type.Array(ProductLine, { description: 'each product as it was when ordered; quantity is the stock left right after' }),
   address: Address,
-});
+}));
 export type OrderView = Static<typeof Order>;
 
-export const OrderEnvelope = Type.Object({ order: Order });
-export const OrderList = Type.Object({ orders: Type.Array(Order), total: Type.Integer() });
+export const OrderEnvelope = named('OrderEnvelope', Type.Object({ order: Order }));
+export const OrderList = named('OrderList', Type.Object({ orders: Type.Array(Order), total: Type.Integer() }));
 export const OrderListQuery = Type.Object({ limit: Type.Optional(Limit), offset: Type.Optional(Offset) }, { additionalProperties: false });
 export const CustomerOrderParams = Type.Object({ customer: Uuid('customer id'), id: Uuid('order id') });
 
@@ -46,4 +57,4 @@ export const AdminOrderListQuery = Type.Object(
   { additionalProperties: false },
 );
 export const AdminOrderParams = Type.Object({ id: Uuid('order id') });
-export const UpdateOrderBody = Type.Object({ status: OrderStatus }, { additionalProperties: false });
+export const UpdateOrderBody = named('UpdateOrderStatusBody', Type.Object({ status: OrderStatus }, { additionalProperties: false }));
