@@ -69,7 +69,7 @@ test('limit, offset and total: total counts every match, not just the page', asy
   assert.equal(page.total, 7);
   assert.deepEqual(ids(page.products), ids(made.slice(2, 5)));
   const beyond = await list(s, '?offset=100');
-  assert.deepEqual(beyond, { products: [], total: 7 });
+  assert.deepEqual(beyond, { products: [], total: 7, nextCursor: null });
   assert.equal((await list(s)).products.length, 7, 'default limit 50');
   for (const q of ['?limit=0', '?limit=251', '?limit=abc', '?offset=-1', '?offset=1.5', '?sort=cost', '?sort=', '?colour=red']) {
     assertProblem(await t.request('GET', `/api/v1/products${q}`, { token: s.storefront }), 400, 'VALIDATION_FAILED');
@@ -101,14 +101,14 @@ test('collection filter: products of that collection; an unknown or archived slu
   const r = await list(s, `?collection=${coll.slug}`);
   assert.deepEqual(ids(r.products), [inside.id]);
   assert.equal(r.total, 1);
-  assert.deepEqual(await list(s, '?collection=nothing-here'), { products: [], total: 0 });
+  assert.deepEqual(await list(s, '?collection=nothing-here'), { products: [], total: 0, nextCursor: null });
   const archived = await createCollection(t, s);
   const hidden = await createProduct(t, s);
   await addToCollection(t, s, archived.id, hidden.id);
   await t.request('PATCH', `/api/v1/admin/collections/${archived.id}`, { token: s.admin, body: { archived: true } });
-  assert.deepEqual(await list(s, `?collection=${archived.slug}`), { products: [], total: 0 });
+  assert.deepEqual(await list(s, `?collection=${archived.slug}`), { products: [], total: 0, nextCursor: null });
   const other = await createStore(t);
-  assert.deepEqual(await list(other, `?collection=${coll.slug}`), { products: [], total: 0 });
+  assert.deepEqual(await list(other, `?collection=${coll.slug}`), { products: [], total: 0, nextCursor: null });
 });
 
 test('_count.collections counts non-deleted collections; _count.orders counts the orders holding the product', async () => {

@@ -1,30 +1,30 @@
 /** Catalog administration under /v1/admin: products, collections and membership. */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { storeOf } from '../../plugins/auth.js';
+import { storeOf } from '../../plugins/authentication.js';
 import { errorResponses } from '../../lib/http-schemas.js';
 import * as S from './schemas.js';
 import * as admin from './admin-service.js';
 
-const security = [{ bearer: [] }];
 const tags = ['admin'];
-const config = { auth: 'admin' as const };
+/** Every change here alters catalog answers: the store's catalog version is bumped before answering. */
+const config = { changesCatalog: true };
 
 const catalogAdminRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/v1/admin/products',
-    { config, schema: { tags, security, summary: 'List products of any status', querystring: S.AdminListProductsQuery, response: { 200: S.AdminProductList, ...errorResponses([]) } } },
+    { schema: { operationId: 'adminListProducts', tags, summary: 'List or search products of any status', querystring: S.AdminListProductsQuery, response: { 200: S.AdminProductList, ...errorResponses([]) } } },
     async (request) => admin.listAdminProducts(app.db, storeOf(request), request.query),
   );
   app.get(
     '/v1/admin/products/:id',
-    { config, schema: { tags, security, summary: 'Get a product', params: S.IdParams, response: { 200: S.AdminProductEnvelope, ...errorResponses(['NOT_FOUND']) } } },
+    { schema: { operationId: 'adminGetProduct', tags, summary: 'Get a product', params: S.IdParams, response: { 200: S.AdminProductEnvelope, ...errorResponses(['NOT_FOUND']) } } },
     async (request) => admin.getAdminProduct(app.db, storeOf(request), request.params.id),
   );
   app.post(
     '/v1/admin/products',
     {
       config,
-      schema: { tags, security, summary: 'Create a product (DRAFT unless a status is given)', body: S.CreateProductBody, response: { 201: S.AdminProductEnvelope, ...errorResponses(['CONFLICT']) } },
+      schema: { operationId: 'adminCreateProduct', tags, summary: 'Create a product (DRAFT unless a status is given)', body: S.CreateProductBody, response: { 201: S.AdminProductEnvelope, ...errorResponses(['CONFLICT']) } },
     },
     async (request, reply) => reply.code(201).send(await admin.createProduct(app.db, storeOf(request), request.body)),
   );
@@ -32,24 +32,24 @@ const catalogAdminRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/v1/admin/products/:id',
     {
       config,
-      schema: { tags, security, summary: 'Change a product', params: S.IdParams, body: S.UpdateProductBody, response: { 200: S.AdminProductEnvelope, ...errorResponses(['NOT_FOUND', 'CONFLICT']) } },
+      schema: { operationId: 'adminUpdateProduct', tags, summary: 'Change a product', params: S.IdParams, body: S.UpdateProductBody, response: { 200: S.AdminProductEnvelope, ...errorResponses(['NOT_FOUND', 'CONFLICT']) } },
     },
     async (request) => admin.updateProduct(app.db, storeOf(request), request.params.id, request.body),
   );
   app.delete(
     '/v1/admin/products/:id',
-    { config, schema: { tags, security, summary: 'Delete a product (soft)', params: S.IdParams, response: { 200: S.AdminProductEnvelope, ...errorResponses(['NOT_FOUND']) } } },
+    { config, schema: { operationId: 'adminDeleteProduct', tags, summary: 'Delete a product (soft)', params: S.IdParams, response: { 200: S.AdminProductEnvelope, ...errorResponses(['NOT_FOUND']) } } },
     async (request) => admin.deleteProduct(app.db, storeOf(request), request.params.id),
   );
 
   app.get(
     '/v1/admin/collections',
-    { config, schema: { tags, security, summary: 'List collections, archived ones included', querystring: S.PageQuery, response: { 200: S.AdminCollectionList, ...errorResponses([]) } } },
+    { schema: { operationId: 'adminListCollections', tags, summary: 'List collections, archived ones included', querystring: S.PageQuery, response: { 200: S.AdminCollectionList, ...errorResponses([]) } } },
     async (request) => admin.listAdminCollections(app.db, storeOf(request), request.query),
   );
   app.get(
     '/v1/admin/collections/:id',
-    { config, schema: { tags, security, summary: 'Get a collection', params: S.IdParams, response: { 200: S.AdminCollectionEnvelope, ...errorResponses(['NOT_FOUND']) } } },
+    { schema: { operationId: 'adminGetCollection', tags, summary: 'Get a collection', params: S.IdParams, response: { 200: S.AdminCollectionEnvelope, ...errorResponses(['NOT_FOUND']) } } },
     async (request) => admin.getAdminCollection(app.db, storeOf(request), request.params.id),
   );
   app.post(
@@ -57,7 +57,7 @@ const catalogAdminRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       config,
       schema: {
-        tags, security, summary: 'Create a collection', body: S.CreateCollectionBody,
+        operationId: 'adminCreateCollection', tags, summary: 'Create a collection', body: S.CreateCollectionBody,
         response: { 201: S.AdminCollectionEnvelope, ...errorResponses(['NOT_FOUND', 'CONFLICT', 'COLLECTION_CYCLE']) },
       },
     },
@@ -68,7 +68,7 @@ const catalogAdminRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       config,
       schema: {
-        tags, security, summary: 'Change, archive or re-parent a collection', params: S.IdParams, body: S.UpdateCollectionBody,
+        operationId: 'adminUpdateCollection', tags, summary: 'Change, archive or re-parent a collection', params: S.IdParams, body: S.UpdateCollectionBody,
         response: { 200: S.AdminCollectionEnvelope, ...errorResponses(['NOT_FOUND', 'CONFLICT', 'COLLECTION_CYCLE']) },
       },
     },
@@ -76,14 +76,14 @@ const catalogAdminRoutes: FastifyPluginAsyncTypebox = async (app) => {
   );
   app.delete(
     '/v1/admin/collections/:id',
-    { config, schema: { tags, security, summary: 'Delete a collection (soft)', params: S.IdParams, response: { 200: S.AdminCollectionEnvelope, ...errorResponses(['NOT_FOUND']) } } },
+    { config, schema: { operationId: 'adminDeleteCollection', tags, summary: 'Delete a collection (soft)', params: S.IdParams, response: { 200: S.AdminCollectionEnvelope, ...errorResponses(['NOT_FOUND']) } } },
     async (request) => admin.deleteCollection(app.db, storeOf(request), request.params.id),
   );
   app.post(
     '/v1/admin/collections/:id/products',
     {
       config,
-      schema: { tags, security, summary: 'Put a product in a collection', params: S.IdParams, body: S.ProductRefBody, response: { 200: S.AdminCollectionEnvelope, ...errorResponses(['NOT_FOUND']) } },
+      schema: { operationId: 'adminAddProductToCollection', tags, summary: 'Put a product in a collection', params: S.IdParams, body: S.ProductRefBody, response: { 200: S.AdminCollectionEnvelope, ...errorResponses(['NOT_FOUND']) } },
     },
     async (request) => admin.addProductToCollection(app.db, storeOf(request), request.params.id, request.body.id),
   );
@@ -91,7 +91,7 @@ const catalogAdminRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/v1/admin/collections/:id/products/:pid',
     {
       config,
-      schema: { tags, security, summary: 'Take a product out of a collection', params: S.CollectionProductParams, response: { 200: S.AdminCollectionEnvelope, ...errorResponses(['NOT_FOUND']) } },
+      schema: { operationId: 'adminRemoveProductFromCollection', tags, summary: 'Take a product out of a collection', params: S.CollectionProductParams, response: { 200: S.AdminCollectionEnvelope, ...errorResponses(['NOT_FOUND']) } },
     },
     async (request) => admin.removeProductFromCollection(app.db, storeOf(request), request.params.id, request.params.pid),
   );

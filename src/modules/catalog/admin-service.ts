@@ -2,11 +2,13 @@
 import type { Database, Executor } from '../../db/client.js';
 import { postgresErrorCode } from '../../db/errors.js';
 import { AppError } from '../../plugins/errors.js';
-import { bumpCatalogVersion } from '../stores/repository.js';
+import { recordEvent } from '../events/repository.js';
+import type { EventType } from '../events/types.js';
 import * as products from './repository.js';
 import * as collections from './collections-repository.js';
 import type { AdminListProductsQuery, CreateCollectionBody, CreateProductBody, UpdateCollectionBody, UpdateProductBody } from './schemas.js';
 import { collectionView, productView } from './views.js';
+import { searchTermsOf } from './search.js';
 
 async function uniqueSlug<T>(kind: string, slug: string | undefined, write: () => Promise<T>): Promise<T> {
   try {
@@ -29,10 +31,35 @@ async function collectionOr404(db: Executor, store: string, id: string) {
   return row;
 }
 
-/** Every non-deleted product of the store, whatever its status. */
+/** Records a product event with the product as the admin API answers it, read in the same transaction. */
+async function recordProductEvent(tx: Executor, store: string, type: EventType, id: string) {
+  const row = type === 'product.deleted' ? await products.findProductIncludingDeleted(tx, store, id) : await products.findProduct(tx, store, id);
+  const product = productView(row!);
+  await recordEvent(tx, store, type, { product });
+  return product;
+}
+
+/**
+ * `product.out_of_stock` / `product.back_in_stock` when a stock change crossed zero; nothing for a
+ * deleted product (a cancelled order can return stock to one).
+ */
+export async function recordStockCrossing(tx: Executor, store: string, id: string, before: number, after: number) {
+  const type = before > 0 && after === 0 ? 'product.out_of_stock' : before === 0 && after > 0 ? 'product.back_in_stock' : undefined;
+  if (type && (await products.findProduct(tx, store, id))) await recordProductEvent(tx, store, type, id);
+}
+
+async function recordCollectionEvent(tx: Executor, store: string, type: EventType, id: string) {
+  const collection = collectionView((await collections.findCollection(tx, store, id, { includeDeleted: type === 'collection.deleted' }))!);
+  await recordEvent(tx, store, type, { collection });
+  return collection;
+}
+
+/** Every non-deleted product of the store, whatever its status; `q` searches as the storefront does. */
 export async function listAdminProducts(db: Database, store: string, query: AdminListProductsQuery) {
-  const filter = { store, visibleOnly: false, status: query.status };
-  const page = { limit: query.limit ?? 50, offset: query.offset ?? 0, sort: '-createdAt' as const };
+  const search = query.q === undefined ? undefined : await searchTermsOf(db, store, query.q);
+  if (search === null) return { products: [], total: 0 };
+  const filter = { store, visibleOnly: false, status: query.status, search };
+  const page = { limit: query.limit ?? 50, offset: query.offset ?? 0, sort: search ? ('relevance' as const) : ('-createdAt' as const) };
   const [rows, total] = await Promise.all([products.listProducts(db, filter, page), products.countProducts(db, filter)]);
   return { products: rows.map(productView), total };
 }
@@ -43,35 +70,35 @@ export async function getAdminProduct(db: Database, store: string, id: string) {
 
 /** Creates a product; it is a DRAFT unless a status is given. */
 export async function createProduct(db: Database, store: string, body: CreateProductBody) {
-  const id = await uniqueSlug('product', body.slug, () =>
+  const product = await uniqueSlug('product', body.slug, () =>
     db.transaction(async (tx) => {
       const created = await products.insertProduct(tx, store, body);
-      await bumpCatalogVersion(tx, store);
-      return created;
+      return recordProductEvent(tx, store, 'product.created', created);
     }),
   );
-  return { product: productView(await productOr404(db, store, id)) };
+  return { product };
 }
 
 export async function updateProduct(db: Database, store: string, id: string, body: UpdateProductBody) {
-  const found = await uniqueSlug('product', body.slug, () =>
+  const product = await uniqueSlug('product', body.slug, () =>
     db.transaction(async (tx) => {
-      const updated = await products.updateProduct(tx, store, id, body);
-      if (updated) await bumpCatalogVersion(tx, store);
+      const before = await products.lockProductQuantity(tx, store, id);
+      if (before === undefined || !(await products.updateProduct(tx, store, id, body))) throw new AppError('NOT_FOUND', `product ${id} not found`);
+      const updated = await recordProductEvent(tx, store, 'product.updated', id);
+      await recordStockCrossing(tx, store, id, before, updated.quantity);
       return updated;
     }),
   );
-  if (!found) throw new AppError('NOT_FOUND', `product ${id} not found`);
-  return { product: productView(await productOr404(db, store, id)) };
+  return { product };
 }
 
 /** Soft-deletes a product: it leaves the catalog, its slug can be reused, past orders keep it. */
 export async function deleteProduct(db: Database, store: string, id: string) {
-  await db.transaction(async (tx) => {
+  const product = await db.transaction(async (tx) => {
     if (!(await products.softDeleteProduct(tx, store, id))) throw new AppError('NOT_FOUND', `product ${id} not found`);
-    await bumpCatalogVersion(tx, store);
+    return recordProductEvent(tx, store, 'product.deleted', id);
   });
-  return { product: productView((await products.findProductIncludingDeleted(db, store, id))!) };
+  return { product };
 }
 
 export async function listAdminCollections(db: Database, store: string, query: { limit?: number; offset?: number }) {
@@ -100,56 +127,55 @@ async function setParents(tx: Executor, store: string, child: string, requested:
 }
 
 export async function createCollection(db: Database, store: string, body: CreateCollectionBody) {
-  const id = await uniqueSlug('collection', body.slug, () =>
+  const collection = await uniqueSlug('collection', body.slug, () =>
     db.transaction(async (tx) => {
       const created = await collections.insertCollection(tx, store, body);
       if (body.parents?.length) await setParents(tx, store, created, body.parents);
-      await bumpCatalogVersion(tx, store);
-      return created;
+      return recordCollectionEvent(tx, store, 'collection.created', created);
     }),
   );
-  return { collection: collectionView(await collectionOr404(db, store, id)) };
+  return { collection };
 }
 
 export async function updateCollection(db: Database, store: string, id: string, body: UpdateCollectionBody) {
-  await uniqueSlug('collection', body.slug, () =>
+  const collection = await uniqueSlug('collection', body.slug, () =>
     db.transaction(async (tx) => {
       if (!(await collections.updateCollection(tx, store, id, body))) throw new AppError('NOT_FOUND', `collection ${id} not found`);
       if (body.parents) await setParents(tx, store, id, body.parents);
-      await bumpCatalogVersion(tx, store);
+      return recordCollectionEvent(tx, store, 'collection.updated', id);
     }),
   );
-  return { collection: collectionView(await collectionOr404(db, store, id)) };
+  return { collection };
 }
 
 /** Soft-deletes a collection: its links stop counting and its slug can be reused. */
 export async function deleteCollection(db: Database, store: string, id: string) {
-  await db.transaction(async (tx) => {
+  const collection = await db.transaction(async (tx) => {
     if (!(await collections.softDeleteCollection(tx, store, id))) throw new AppError('NOT_FOUND', `collection ${id} not found`);
-    await bumpCatalogVersion(tx, store);
+    return recordCollectionEvent(tx, store, 'collection.deleted', id);
   });
-  return { collection: collectionView((await collections.findCollection(db, store, id, { includeDeleted: true }))!) };
+  return { collection };
 }
 
 export async function addProductToCollection(db: Database, store: string, id: string, productId: string) {
-  await db.transaction(async (tx) => {
+  const collection = await db.transaction(async (tx) => {
     await collectionOr404(tx, store, id);
     await productOr404(tx, store, productId);
     await collections.addProduct(tx, store, id, productId);
     await collections.updateCollection(tx, store, id, {});
-    await bumpCatalogVersion(tx, store);
+    return recordCollectionEvent(tx, store, 'collection.updated', id);
   });
-  return { collection: collectionView(await collectionOr404(db, store, id)) };
+  return { collection };
 }
 
 export async function removeProductFromCollection(db: Database, store: string, id: string, productId: string) {
-  await db.transaction(async (tx) => {
+  const collection = await db.transaction(async (tx) => {
     await collectionOr404(tx, store, id);
     if (!(await collections.removeProduct(tx, store, id, productId))) {
       throw new AppError('NOT_FOUND', `product ${productId} is not in collection ${id}`);
     }
     await collections.updateCollection(tx, store, id, {});
-    await bumpCatalogVersion(tx, store);
+    return recordCollectionEvent(tx, store, 'collection.updated', id);
   });
-  return { collection: collectionView(await collectionOr404(db, store, id)) };
+  return { collection };
 }

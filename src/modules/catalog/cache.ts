@@ -6,7 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { storePrincipalOf } from '../../plugins/auth.js';
+import { storePrincipalOf } from '../../plugins/authentication.js';
 
 interface Entry {
   body: string;
@@ -34,7 +34,7 @@ export class ResponseCache {
 
   set(key: string, body: string): Entry {
     const entry = { body, etag: `"${createHash('sha1').update(body).digest('base64url')}"` };
-    if (body.length > this.maxBytes / 4) return entry;
+    if (this.maxEntries === 0 || body.length > this.maxBytes / 4) return entry;
     this.delete(key);
     this.entries.set(key, entry);
     this.bytes += body.length;

@@ -1,27 +1,27 @@
 /** Storefront catalog: GET /v1/products, GET /v1/products/:slug, GET /v1/collections. */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { storeOf } from '../../plugins/auth.js';
+import { storeOf } from '../../plugins/authentication.js';
 import { errorResponses } from '../../lib/http-schemas.js';
-import { CollectionList, ListProductsQuery, PageQuery, ProductEnvelope, ProductList, SlugParams } from './schemas.js';
+import { CollectionList, NotModified, ListProductsQuery, PageQuery, ProductEnvelope, ProductList, SlugParams } from './schemas.js';
 import * as catalog from './service.js';
 import { ResponseCache, sendCached } from './cache.js';
 
-const security = [{ bearer: [] }];
 
 const catalogRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  const cache = new ResponseCache();
+  const cache = new ResponseCache(app.config.catalogCacheEntries);
 
   app.get(
     '/v1/products',
     {
-      config: { auth: 'storefront' },
       schema: {
         tags: ['catalog'],
         summary: 'List visible products',
-        description: 'Visible products (ACTIVE, not deleted, in no archived collection), optionally of one collection.',
-        security,
+        description:
+          'Visible products (ACTIVE, not deleted, in no archived collection), optionally of one collection, matching `q` and the price and stock filters. ' +
+          'With `q` and no `sort` the order is relevance. `total` counts every match; pass `nextCursor` as `after` for the next page.',
+        operationId: 'listProducts',
         querystring: ListProductsQuery,
-        response: { 200: ProductList, ...errorResponses([]) },
+        response: { 200: ProductList, 304: NotModified, ...errorResponses([]) },
       },
     },
     async (request, reply) => sendCached(request, reply, cache, () => catalog.listProducts(app.db, storeOf(request), request.query)),
@@ -30,13 +30,12 @@ const catalogRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/v1/products/:slug',
     {
-      config: { auth: 'storefront' },
       schema: {
         tags: ['catalog'],
         summary: 'Get a visible product by slug',
-        security,
+        operationId: 'getProduct',
         params: SlugParams,
-        response: { 200: ProductEnvelope, ...errorResponses(['NOT_FOUND']) },
+        response: { 200: ProductEnvelope, 304: NotModified, ...errorResponses(['NOT_FOUND']) },
       },
     },
     async (request, reply) => sendCached(request, reply, cache, () => catalog.getProductBySlug(app.db, storeOf(request), request.params.slug)),
@@ -45,14 +44,13 @@ const catalogRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/v1/collections',
     {
-      config: { auth: 'storefront' },
       schema: {
         tags: ['catalog'],
         summary: 'List collections',
         description: 'The store\'s non-deleted, non-archived collections, oldest first.',
-        security,
+        operationId: 'listCollections',
         querystring: PageQuery,
-        response: { 200: CollectionList, ...errorResponses([]) },
+        response: { 200: CollectionList, 304: NotModified, ...errorResponses([]) },
       },
     },
     async (request, reply) => sendCached(request, reply, cache, () => catalog.listCollections(app.db, storeOf(request), request.query)),

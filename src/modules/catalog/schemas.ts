@@ -1,24 +1,66 @@
 /** Product and collection shapes of the contract; every module that shows a product uses these. */
-import { Type, type Static } from '@sinclair/typebox';
-import { Nullable, NullableTimestamp, Offset, Limit, Slug, StringEnum, Timestamp, Uuid } from '../../lib/http-schemas.js';
+import { Type, type Static, type TObject, type TOptional, type TSchema } from '@sinclair/typebox';
+import { Nullable, NullableTimestamp, Offset, Limit, Slug, StringEnum, Timestamp, Uuid, named } from '../../lib/http-schemas.js';
 
 export const ProductStatus = StringEnum(['DRAFT', 'ACTIVE'] as const, { description: 'DRAFT or ACTIVE' });
 
+const Money = Type.Integer({ minimum: 0, maximum: 100_000_000, description: 'smallest currency unit' });
+
+interface FieldSpec {
+  /** The field as the API shows it. */
+  read: TSchema;
+  /** The field as an admin writes it; absent for fields the server sets. */
+  write?: TSchema;
+  /** Whether POST /v1/admin/products requires it (else it is optional there). */
+  required?: true;
+}
+
+/**
+ * Every product field of the API, declared once: how it reads and how an admin writes it. The
+ * product shape, the cart and order lines, both admin bodies and the views derive from this
+ * list, and the record type and column list from the Drizzle table: a new field is one column in
+ * src/db/schema.ts, one entry here, and a migration.
+ */
+const PRODUCT_FIELDS = {
+  id: { read: Uuid('product id') },
+  store: { read: Type.String({ description: 'slug of the store', examples: ['demo'] }) },
+  status: { read: ProductStatus, write: ProductStatus },
+  name: { read: Type.String({ examples: ['Linen shirt'] }), write: Type.String({ minLength: 1, maxLength: 255 }), required: true },
+  slug: { read: Type.String({ examples: ['linen-shirt'] }), write: Slug(), required: true },
+  description: {
+    read: Type.String({ description: 'HTML', examples: ['<p>Breathable linen.</p>'] }),
+    write: Type.String({ maxLength: 100_000, description: 'HTML' }),
+  },
+  price: { read: Type.Integer({ description: 'current unit price, in the smallest currency unit', examples: [4990] }), write: Money, required: true },
+  originalPrice: { read: Nullable('integer', { description: 'price before discount, or null', examples: [5990] }), write: Type.Union([Money, Type.Null()]) },
+  quantity: { read: Type.Integer({ description: 'available quantity', examples: [12] }), write: Type.Integer({ minimum: 0, maximum: 1_000_000_000 }), required: true },
+  sku: { read: Type.String({ examples: ['LS-001'] }), write: Type.String({ minLength: 1, maxLength: 255 }), required: true },
+  createdAt: { read: Timestamp() },
+  updatedAt: { read: NullableTimestamp() },
+  deletedAt: { read: NullableTimestamp() },
+} satisfies Record<string, FieldSpec>;
+type ProductFieldSpecs = typeof PRODUCT_FIELDS;
+type WritableKey = { [K in keyof ProductFieldSpecs]: ProductFieldSpecs[K] extends { write: TSchema } ? K : never }[keyof ProductFieldSpecs];
+type RequiredKey = { [K in keyof ProductFieldSpecs]: ProductFieldSpecs[K] extends { required: true } ? K : never }[keyof ProductFieldSpecs];
+type WriteSchema<K extends WritableKey> = ProductFieldSpecs[K] extends { write: infer W extends TSchema } ? W : never;
+
+function mapFields<R>(pick: (spec: FieldSpec, key: string) => R | undefined): Record<string, R> {
+  const shape: Record<string, R> = {};
+  for (const [key, spec] of Object.entries(PRODUCT_FIELDS as Record<string, FieldSpec>)) {
+    const value = pick(spec, key);
+    if (value !== undefined) shape[key] = value;
+  }
+  return shape;
+}
+
 /** Product fields shared by catalog products and cart and order lines. */
-export const productFields = {
-  id: Uuid('product id'),
-  store: Type.String({ description: 'slug of the store', examples: ['demo'] }),
-  status: ProductStatus,
-  name: Type.String({ examples: ['Linen shirt'] }),
-  slug: Type.String({ examples: ['linen-shirt'] }),
-  description: Type.String({ description: 'HTML', examples: ['<p>Breathable linen.</p>'] }),
-  price: Type.Integer({ description: 'current unit price, in the smallest currency unit', examples: [4990] }),
-  originalPrice: Nullable('integer', { description: 'price before discount, or null', examples: [5990] }),
-  quantity: Type.Integer({ description: 'available quantity', examples: [12] }),
-  sku: Type.String({ examples: ['LS-001'] }),
-  createdAt: Timestamp(),
-  updatedAt: NullableTimestamp(),
-  deletedAt: NullableTimestamp(),
+export const productFields = mapFields((spec) => spec.read) as { [K in keyof ProductFieldSpecs]: ProductFieldSpecs[K]['read'] };
+export const PRODUCT_FIELD_NAMES = Object.keys(PRODUCT_FIELDS) as Array<keyof ProductFieldSpecs>;
+export type ProductFieldsView = Static<TObject<typeof productFields>>;
+
+const productWritable = mapFields((spec) => spec.write) as { [K in WritableKey]: WriteSchema<K> };
+const productCreatable = mapFields((spec, key) => (spec.write && !spec.required ? Type.Optional(spec.write) : spec.write)) as {
+  [K in WritableKey]: K extends RequiredKey ? WriteSchema<K> : TOptional<WriteSchema<K>>;
 };
 
 export const ProductCount = Type.Object({
@@ -26,10 +68,10 @@ export const ProductCount = Type.Object({
   orders: Type.Integer({ description: 'orders holding the product' }),
 });
 
-export const Product = Type.Object({ ...productFields, _count: ProductCount });
+export const Product = named('Product', Type.Object({ ...productFields, _count: ProductCount }));
 export type ProductView = Static<typeof Product>;
 
-export const Collection = Type.Object({
+export const Collection = named('Collection', Type.Object({
   id: Uuid('collection id'),
   store: Type.String({ examples: ['demo'] }),
   name: Type.String({ examples: ['Summer'] }),
@@ -43,25 +85,41 @@ export const Collection = Type.Object({
     children: Type.Integer({ description: 'non-deleted, non-archived child collections' }),
     products: Type.Integer({ description: 'visible products' }),
   }),
-});
+}));
 
 /** The admin sees the archived flag and the parents too. */
-export const AdminCollection = Type.Object({
+export const AdminCollection = named('AdminCollection', Type.Object({
   ...Collection.properties,
   archived: Type.Boolean(),
   parents: Type.Array(Uuid(), { description: 'ids of the parent collections' }),
-});
+}));
 export type AdminCollectionView = Static<typeof AdminCollection>;
 
 export const PRODUCT_SORTS = ['createdAt', '-createdAt', 'price', '-price', 'name', '-name'] as const;
 export type ProductSort = (typeof PRODUCT_SORTS)[number];
 
+const Price = (description: string) => Type.Integer({ minimum: 0, maximum: 2_147_483_647, description });
+/** `q`: 1..200 characters, not blank. */
+const SearchQuery = Type.String({
+  minLength: 1,
+  maxLength: 200,
+  pattern: '\\S',
+  // No example: the docs page's "Try it out" would fill it in and search instead of listing.
+  description: 'search words, e.g. "linen shir": all must match a word, or the start of one, of the name, sku or description (case and accents ignored; one-letter typos in name words of 5+ letters)',
+});
+
 export const ListProductsQuery = Type.Object(
   {
     collection: Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: 'slug of a collection' })),
+    q: Type.Optional(SearchQuery),
+    minPrice: Type.Optional(Price('lowest price, inclusive')),
+    maxPrice: Type.Optional(Price('highest price, inclusive')),
+    inStock: Type.Optional(Type.Boolean({ description: 'true: quantity > 0; false: quantity = 0' })),
     limit: Type.Optional(Limit),
-    offset: Type.Optional(Offset),
-    sort: Type.Optional(StringEnum(PRODUCT_SORTS, { default: '-createdAt', description: 'order of the list' })),
+    // No default: `after` with any `offset` is refused, so its absence must stay visible.
+    offset: Type.Optional(Type.Integer({ minimum: 0, maximum: 10_000_000, description: 'rows to skip (not with after)' })),
+    after: Type.Optional(Type.String({ minLength: 1, maxLength: 2000, description: 'the nextCursor of the previous page, with the same collection, q, filters and sort' })),
+    sort: Type.Optional(StringEnum(PRODUCT_SORTS, { description: 'order of the list; default -createdAt, or relevance with q' })),
   },
   { additionalProperties: false },
 );
@@ -69,42 +127,25 @@ export type ListProductsQuery = Static<typeof ListProductsQuery>;
 
 export const PageQuery = Type.Object({ limit: Type.Optional(Limit), offset: Type.Optional(Offset) }, { additionalProperties: false });
 
-export const ProductList = Type.Object({ products: Type.Array(Product), total: Type.Integer({ description: 'every match, not just the page' }) });
-export const ProductEnvelope = Type.Object({ product: Product });
-export const CollectionList = Type.Object({ collections: Type.Array(Collection), total: Type.Integer() });
+export const ProductList = named('ProductList', Type.Object({
+  products: Type.Array(Product),
+  total: Type.Integer({ description: 'every match, not just the page' }),
+  nextCursor: Nullable('string', { description: 'pass as after= for the next page; null when no match follows' }),
+}));
+export const ProductEnvelope = named('ProductEnvelope', Type.Object({ product: Product }));
+export const CollectionList = named('CollectionList', Type.Object({ collections: Type.Array(Collection), total: Type.Integer() }));
+/** A conditional GET whose If-None-Match names the current ETag: no body. */
+export const NotModified = Type.Null({ description: 'Not Modified' });
 export const SlugParams = Type.Object({ slug: Type.String({ minLength: 1, maxLength: 255, description: 'product slug' }) });
 
 // Admin bodies.
-const Money = Type.Integer({ minimum: 0, maximum: 100_000_000, description: 'smallest currency unit' });
-const productWritable = {
-  name: Type.String({ minLength: 1, maxLength: 255 }),
-  slug: Slug(),
-  sku: Type.String({ minLength: 1, maxLength: 255 }),
-  price: Money,
-  quantity: Type.Integer({ minimum: 0, maximum: 1_000_000_000 }),
-  description: Type.String({ maxLength: 100_000, description: 'HTML' }),
-  originalPrice: Type.Union([Money, Type.Null()]),
-  status: ProductStatus,
-};
-export const CreateProductBody = Type.Object(
-  {
-    name: productWritable.name,
-    slug: productWritable.slug,
-    sku: productWritable.sku,
-    price: productWritable.price,
-    quantity: productWritable.quantity,
-    description: Type.Optional(productWritable.description),
-    originalPrice: Type.Optional(productWritable.originalPrice),
-    status: Type.Optional(productWritable.status),
-  },
-  { additionalProperties: false },
-);
+export const CreateProductBody = named('CreateProductBody', Type.Object(productCreatable, { additionalProperties: false }));
 export type CreateProductBody = Static<typeof CreateProductBody>;
-export const UpdateProductBody = Type.Partial(Type.Object(productWritable), { additionalProperties: false, minProperties: 1 });
+export const UpdateProductBody = named('UpdateProductBody', Type.Partial(Type.Object(productWritable), { additionalProperties: false, minProperties: 1 }));
 export type UpdateProductBody = Static<typeof UpdateProductBody>;
 
 export const AdminListProductsQuery = Type.Object(
-  { limit: Type.Optional(Limit), offset: Type.Optional(Offset), status: Type.Optional(ProductStatus) },
+  { limit: Type.Optional(Limit), offset: Type.Optional(Offset), status: Type.Optional(ProductStatus), q: Type.Optional(SearchQuery) },
   { additionalProperties: false },
 );
 export type AdminListProductsQuery = Static<typeof AdminListProductsQuery>;
@@ -115,7 +156,7 @@ const collectionWritable = {
   description: Type.String({ maxLength: 100_000, description: 'HTML' }),
   parents: Type.Array(Uuid(), { maxItems: 100, uniqueItems: true, description: 'ids of parent collections' }),
 };
-export const CreateCollectionBody = Type.Object(
+export const CreateCollectionBody = named('CreateCollectionBody', Type.Object(
   {
     name: collectionWritable.name,
     slug: collectionWritable.slug,
@@ -123,18 +164,18 @@ export const CreateCollectionBody = Type.Object(
     parents: Type.Optional(collectionWritable.parents),
   },
   { additionalProperties: false },
-);
+));
 export type CreateCollectionBody = Static<typeof CreateCollectionBody>;
-export const UpdateCollectionBody = Type.Partial(Type.Object({ ...collectionWritable, archived: Type.Boolean() }), {
+export const UpdateCollectionBody = named('UpdateCollectionBody', Type.Partial(Type.Object({ ...collectionWritable, archived: Type.Boolean() }), {
   additionalProperties: false,
   minProperties: 1,
-});
+}));
 export type UpdateCollectionBody = Static<typeof UpdateCollectionBody>;
 
 export const IdParams = Type.Object({ id: Uuid() });
 export const CollectionProductParams = Type.Object({ id: Uuid('collection id'), pid: Uuid('product id') });
-export const ProductRefBody = Type.Object({ id: Uuid('product id') }, { additionalProperties: false });
+export const ProductRefBody = named('ProductRef', Type.Object({ id: Uuid('product id') }, { additionalProperties: false }));
 export const AdminProductEnvelope = ProductEnvelope;
-export const AdminProductList = ProductList;
-export const AdminCollectionEnvelope = Type.Object({ collection: AdminCollection });
-export const AdminCollectionList = Type.Object({ collections: Type.Array(AdminCollection), total: Type.Integer() });
+export const AdminProductList = named('AdminProductList', Type.Object({ products: Type.Array(Product), total: Type.Integer({ description: 'every match, not just the page' }) }));
+export const AdminCollectionEnvelope = named('AdminCollectionEnvelope', Type.Object({ collection: AdminCollection }));
+export const AdminCollectionList = named('AdminCollectionList', Type.Object({ collections: Type.Array(AdminCollection), total: Type.Integer() }));

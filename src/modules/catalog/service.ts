@@ -4,20 +4,44 @@ import { AppError } from '../../plugins/errors.js';
 import * as products from './repository.js';
 import * as collections from './collections-repository.js';
 import type { ListProductsQuery } from './schemas.js';
+import type { ListSort } from './repository.js';
+import { sortKeyKinds } from './repository.js';
+import { decodeCursor, encodeCursor, listBinding } from './cursor.js';
+import { searchTermsOf } from './search.js';
 import { collectionView, productView } from './views.js';
 
-/** Lists visible products, optionally of one collection; `total` counts every match. */
+/** Lists visible products: `collection`, `q` and the filters narrow it; `total` counts every match. */
 export async function listProducts(db: Database, store: string, query: ListProductsQuery) {
-  const page = { limit: query.limit ?? 50, offset: query.offset ?? 0, sort: query.sort ?? '-createdAt' };
+  if (query.after !== undefined && query.offset !== undefined) {
+    throw new AppError('VALIDATION_FAILED', 'after and offset cannot be used together: a cursor already says where the page starts');
+  }
+  if (query.minPrice !== undefined && query.maxPrice !== undefined && query.minPrice > query.maxPrice) {
+    throw new AppError('VALIDATION_FAILED', `minPrice (${query.minPrice}) is above maxPrice (${query.maxPrice})`);
+  }
+  const sort: ListSort = query.sort ?? (query.q !== undefined ? 'relevance' : '-createdAt');
+  // The cursor names this list: the same store, collection, q, filters and sort.
+  const binding = listBinding({ store, collection: query.collection, q: query.q, minPrice: query.minPrice, maxPrice: query.maxPrice, inStock: query.inStock, sort });
+  const after = query.after === undefined ? undefined : decodeCursor(query.after, binding, sortKeyKinds(sort));
+  const empty = { products: [], total: 0, nextCursor: null };
   let collectionId: string | undefined;
   if (query.collection !== undefined) {
     collectionId = await collections.findVisibleCollectionId(db, store, query.collection);
     // An unknown or archived collection holds nothing the storefront may see.
-    if (!collectionId) return { products: [], total: 0 };
+    if (!collectionId) return empty;
   }
-  const filter = { store, visibleOnly: true, collectionId };
+  const search = query.q === undefined ? undefined : await searchTermsOf(db, store, query.q);
+  if (search === null) return empty;
+  const filter = { store, visibleOnly: true, collectionId, minPrice: query.minPrice, maxPrice: query.maxPrice, inStock: query.inStock, search };
+  const limit = query.limit ?? 50;
+  // One row more than the page tells whether a next page exists.
+  const page = { limit: limit + 1, offset: query.offset ?? 0, sort, after };
   const [rows, total] = await Promise.all([products.listProducts(db, filter, page), products.countProducts(db, filter)]);
-  return { products: rows.map(productView), total };
+  const last = rows.length > limit ? rows[limit - 1] : undefined;
+  return {
+    products: rows.slice(0, limit).map(productView),
+    total,
+    nextCursor: last ? encodeCursor({ keys: last.sortKeys, id: last.id }, binding) : null,
+  };
 }
 
 /** The visible product with this slug, or 404. */

@@ -3,24 +3,19 @@ import { toIso, toIsoOrNull } from '../../lib/time.js';
 import type { CollectionRecord } from './collections-repository.js';
 import type { ProductWithCounts } from './repository.js';
 import type { ProductRecord } from './visibility.js';
-import type { AdminCollectionView, ProductView } from './schemas.js';
+import { PRODUCT_FIELD_NAMES, productFields, type AdminCollectionView, type ProductFieldsView, type ProductView } from './schemas.js';
 
-export function productFieldsView(row: ProductRecord) {
-  return {
-    id: row.id,
-    store: row.store,
-    status: row.status,
-    name: row.name,
-    slug: row.slug,
-    description: row.description,
-    price: row.price,
-    originalPrice: row.originalPrice,
-    quantity: row.quantity,
-    sku: row.sku,
-    createdAt: toIso(row.createdAt),
-    updatedAt: toIsoOrNull(row.updatedAt),
-    deletedAt: toIsoOrNull(row.deletedAt),
-  };
+// A driver may hand a timestamp over as a Date or as text; the field list says which fields are timestamps.
+const TIMESTAMP_FIELDS = new Set(PRODUCT_FIELD_NAMES.filter((key) => (productFields[key] as { format?: string }).format === 'date-time'));
+
+/** The API fields of a product record (a cart or order row may carry more): timestamps as ISO strings. */
+export function productFieldsView(row: ProductRecord): ProductFieldsView {
+  const view: Record<string, unknown> = {};
+  for (const key of PRODUCT_FIELD_NAMES) {
+    const value = row[key] as unknown;
+    view[key] = TIMESTAMP_FIELDS.has(key) ? toIsoOrNull(value as Date | string | null) : value;
+  }
+  return view as ProductFieldsView;
 }
 
 export function productView(row: ProductWithCounts): ProductView {

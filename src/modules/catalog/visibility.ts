@@ -2,7 +2,8 @@
  * The visibility rule, in one place: a product is visible when it is ACTIVE, not deleted, and no
  * non-deleted collection holding it is archived. Carts and orders use the same predicate.
  */
-import { sql, type SQL } from 'drizzle-orm';
+import { getTableColumns, sql, type SQL } from 'drizzle-orm';
+import { products } from '../../db/schema.js';
 
 /** SQL predicate text over the products row aliased `alias`. */
 export function visibleProductText(alias = 'p'): string {
@@ -18,27 +19,22 @@ export function visibleProduct(alias = 'p'): SQL {
   return sql.raw(visibleProductText(alias));
 }
 
-/** Product columns of the contract, camel-cased, from the products row aliased `alias`. */
-export function productColumns(alias = 'p'): SQL {
-  return sql.raw(
-    `${alias}.id, ${alias}.store, ${alias}.status, ${alias}.name, ${alias}.slug, ${alias}.description, ${alias}.price, ` +
-      `${alias}.original_price as "originalPrice", ${alias}.quantity, ${alias}.sku, ${alias}.created_at as "createdAt", ` +
-      `${alias}.updated_at as "updatedAt", ${alias}.deleted_at as "deletedAt"`,
-  );
-}
+/** A product row as repositories return it: every column of the Drizzle table, camel-cased. */
+export type ProductRecord = typeof products.$inferSelect;
 
-export interface ProductRecord {
-  id: string;
-  store: string;
-  status: 'DRAFT' | 'ACTIVE';
-  name: string;
-  slug: string;
-  description: string;
-  price: number;
-  originalPrice: number | null;
-  quantity: number;
-  sku: string;
-  createdAt: Date;
-  updatedAt: Date | null;
-  deletedAt: Date | null;
+/** The products table's SQL column name of each record field. */
+export const PRODUCT_COLUMN_NAMES = Object.fromEntries(
+  Object.entries(getTableColumns(products)).map(([key, column]) => [key, column.name]),
+) as Record<keyof ProductRecord, string>;
+
+const columnListCache = new Map<string, SQL>();
+
+/** Every column of a product record, camel-cased, from the products row aliased `alias`. */
+export function productColumns(alias = 'p'): SQL {
+  let columns = columnListCache.get(alias);
+  if (!columns) {
+    columns = sql.raw(Object.entries(PRODUCT_COLUMN_NAMES).map(([key, name]) => `${alias}.${name} as "${key}"`).join(', '));
+    columnListCache.set(alias, columns);
+  }
+  return columns;
 }
