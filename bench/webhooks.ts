@@ -1,0 +1,79 @@
+/**
+ * The webhook part of `npm run bench` (PostgreSQL only): a local receiver, one endpoint subscribed
+ * to `order.created`, and the drain of a backlog of deliveries, timed from the database.
+ */
+import { createServer, type Server } from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+export interface BenchReceiver {
+  url: string;
+  received: () => number;
+  close: () => Promise<void>;
+}
+
+/** A receiver that answers 204 to everything and counts. */
+export async function startBenchReceiver(port: number): Promise<BenchReceiver> {
+  let count = 0;
+  const server: Server = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      count++;
+      res.writeHead(204).end();
+    });
+  });
+  server.keepAliveTimeout = 30000;
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${port}/hooks`,
+    received: () => count,
+    close: () => {
+      server.closeAllConnections();
+      return new Promise((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+export async function subscribe(base: string, adminToken: string, url: string): Promise<string> {
+  const r = await fetch(`${base}/api/v1/admin/webhooks`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ url, events: ['order.created'] }),
+  });
+  const body = (await r.json()) as { webhook: { id: string } };
+  if (r.status !== 201) throw new Error(`webhook create: ${r.status} ${JSON.stringify(body)}`);
+  return body.webhook.id;
+}
+
+export interface DrainResult {
+  backlog: number;
+  seconds: number;
+  perSecond: number;
+}
+
+/**
+ * Waits until the deliveries the load left are done, then queues `backlog` more copies of a real
+ * order.created event, makes them all due at once, and times how fast the running server sends them.
+ */
+export async function measureDrain(databaseUrl: string, store: string, endpointId: string, backlog: number): Promise<DrainResult> {
+  const { default: pg } = await import('pg');
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  const pending = async () =>
+    Number((await client.query(`select count(*) from webhook_deliveries where store = $1 and endpoint_id = $2 and status = 'pending'`, [store, endpointId])).rows[0].count);
+  try {
+    for (let i = 0; i < 600 && (await pending()) > 0; i++) await sleep(500);
+    await client.query(
+      `with sample as (select data from events where store = $1 and type = 'order.created' limit 1),
+            e as (insert into events (store, type, data) select $1, 'order.created', sample.data from sample, generate_series(1, $3) returning id)
+       insert into webhook_deliveries (store, endpoint_id, event_id, next_attempt_at) select $1, $2, e.id, now() + interval '1 day' from e`,
+      [store, endpointId, backlog],
+    );
+    const started = Date.now();
+    await client.query(`update webhook_deliveries set next_attempt_at = now() where store = $1 and endpoint_id = $2 and status = 'pending'`, [store, endpointId]);
+    while ((await pending()) > 0) await sleep(100);
+    const seconds = (Date.now() - started) / 1000;
+    return { backlog, seconds: Math.round(seconds * 100) / 100, perSecond: Math.round(backlog / seconds) };
+  } finally {
+    await client.end();
+  }
+}

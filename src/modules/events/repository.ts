@@ -1,0 +1,108 @@
+/**
+ * Event SQL: the outbox write (with its webhook deliveries) and the ordered feed.
+ *
+ * Feed order. `seq` (an identity) is handed out when a row is inserted, not when its transaction
+ * commits, so a reader that pages by `seq` alone could step past an event whose transaction
+ * commits later with a smaller `seq`. The feed is therefore ordered by (txid, seq), where `txid`
+ * is the writing transaction's id, and serves only events of transactions older than the oldest
+ * transaction still running (`pg_snapshot_xmin`). Every transaction that has not finished has a
+ * txid at or above that horizon, so whatever it commits later sorts after every event already
+ * served: a cursor never skips an event. The cost is a short delay while a write is in flight.
+ */
+import { sql, type SQL } from 'drizzle-orm';
+import { queryRows, type Executor } from '../../db/client.js';
+import { TEST_EVENT_TYPE, type EventType } from './types.js';
+
+export interface EventRow {
+  id: string;
+  type: string;
+  store: string;
+  createdAt: Date;
+  data: unknown;
+  txid: string;
+  seq: number;
+}
+
+/**
+ * Records an event in the caller's transaction and, in the same statement, one pending delivery
+ * per enabled endpoint of the store subscribed to its type. Answers the event id.
+ */
+export async function recordEvent(tx: Executor, store: string, type: EventType, data: unknown): Promise<string> {
+  return (await recordEvents(tx, store, [{ type, data }]))[0]!;
+}
+
+/**
+ * Records several events in one statement (a transaction of combined orders writes one
+ * `order.created` each), in the given order, each with its deliveries. Answers their ids.
+ */
+export async function recordEvents(tx: Executor, store: string, list: Array<{ type: EventType; data: unknown }>): Promise<string[]> {
+  if (list.length === 0) return [];
+  const rows = await queryRows<{ id: string }>(
+    tx,
+    sql`with e as (
+          insert into events (store, type, data)
+          select ${store}, x.type, x.data
+          from rows from (jsonb_to_recordset(${JSON.stringify(list)}::jsonb) as (type text, data jsonb)) with ordinality as x(type, data, n)
+          order by x.n
+          returning id, type),
+        d as (insert into webhook_deliveries (store, endpoint_id, event_id)
+              select ${store}, w.id, e.id from e join webhook_endpoints w
+                on w.store = ${store} and not w.disabled and (e.type = any(w.events) or '*' = any(w.events)))
+        select id from e`,
+  );
+  return rows.map((r) => r.id);
+}
+
+/** A `webhook.test` event with one delivery, to that endpoint only. */
+export async function recordTestEvent(tx: Executor, store: string, endpointId: string, data: unknown): Promise<EventRow> {
+  const [row] = await queryRows<EventRow>(
+    tx,
+    sql`with e as (insert into events (store, type, data) values (${store}, ${TEST_EVENT_TYPE}, ${JSON.stringify(data)}::jsonb)
+                   returning id, type, store, created_at as "createdAt", data, txid::text as txid, seq),
+        d as (insert into webhook_deliveries (store, endpoint_id, event_id) select ${store}, ${endpointId}, e.id from e)
+        select * from e`,
+  );
+  return row!;
+}
+
+export interface FeedQuery {
+  store: string;
+  after?: { txid: string; seq: number };
+  types?: string[];
+  limit: number;
+  retentionDays: number;
+}
+
+/** The next events of the feed, oldest first, only from finished transactions (see above). */
+export async function feedEvents(db: Executor, query: FeedQuery): Promise<EventRow[]> {
+  const where: SQL[] = [
+    sql`store = ${query.store}`,
+    sql`type <> ${TEST_EVENT_TYPE}`,
+    sql`created_at > now() - make_interval(days => ${query.retentionDays})`,
+    sql`txid < pg_snapshot_xmin(pg_current_snapshot())`,
+  ];
+  if (query.after) where.push(sql`(txid, seq) > (${query.after.txid}::xid8, ${query.after.seq})`);
+  if (query.types?.length) where.push(sql`type in (${sql.join(query.types.map((t) => sql`${t}`), sql`, `)})`);
+  return queryRows<EventRow>(
+    db,
+    sql`select id, type, store, created_at as "createdAt", data, txid::text as txid, seq from events
+        where ${sql.join(where, sql` and `)} order by txid, seq limit ${query.limit}`,
+  );
+}
+
+export async function findEvent(db: Executor, store: string, id: string): Promise<EventRow | undefined> {
+  const [row] = await queryRows<EventRow>(
+    db,
+    sql`select id, type, store, created_at as "createdAt", data, txid::text as txid, seq from events where store = ${store} and id = ${id}`,
+  );
+  return row;
+}
+
+/** Deletes events past the retention (their deliveries go with them); answers how many. */
+export async function purgeOldEvents(db: Executor, retentionDays: number): Promise<number> {
+  const rows = await queryRows<{ n: number }>(
+    db,
+    sql`with gone as (delete from events where created_at < now() - make_interval(days => ${retentionDays}) returning 1) select count(*)::int as n from gone`,
+  );
+  return rows[0]?.n ?? 0;
+}

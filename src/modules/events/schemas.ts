@@ -1,0 +1,26 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { Nullable, Timestamp, Uuid } from '../../lib/http-schemas.js';
+
+export const Event = Type.Object({
+  id: Uuid('event id; the `webhook-id` of its deliveries'),
+  type: Type.String({ examples: ['order.created'] }),
+  store: Type.String({ examples: ['demo'] }),
+  timestamp: Timestamp('when the change was committed'),
+  data: Type.Object({}, { additionalProperties: true, description: '`{order}`, `{product}` or `{collection}`, as the API answers it' }),
+});
+export type EventView = Static<typeof Event>;
+
+export const EventFeedQuery = Type.Object(
+  {
+    after: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'the `nextCursor` of the previous page' })),
+    limit: Type.Integer({ minimum: 1, maximum: 500, default: 100, description: 'page size (1..500)' }),
+    type: Type.Optional(Type.String({ minLength: 1, maxLength: 1000, description: 'comma-separated event types to keep, e.g. `order.created,order.paid`' })),
+  },
+  { additionalProperties: false },
+);
+export type EventFeedQuery = Static<typeof EventFeedQuery>;
+
+export const EventFeed = Type.Object({
+  events: Type.Array(Event),
+  nextCursor: Nullable('string', { description: 'pass as `after` for the next page; null only when the feed was empty from the start' }),
+});

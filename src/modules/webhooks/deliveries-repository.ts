@@ -1,0 +1,134 @@
+/**
+ * Delivery SQL: the delivery log, and the claim and outcome of attempts. A claim takes due rows
+ * with FOR UPDATE SKIP LOCKED, so processes never wait on or take each other's rows, and moves
+ * them to the end of a lease with a fresh token (see events-schema.ts).
+ */
+import { sql } from 'drizzle-orm';
+import { queryRows, type Executor } from '../../db/client.js';
+
+export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
+
+export interface DeliveryRow {
+  id: string;
+  eventId: string;
+  type: string;
+  status: DeliveryStatus;
+  attempts: number;
+  lastStatusCode: number | null;
+  lastError: string | null;
+  nextAttemptAt: Date;
+  deliveredAt: Date | null;
+  createdAt: Date;
+}
+
+const logColumns = sql.raw(
+  `d.id, d.event_id as "eventId", e.type, d.status, d.attempts, d.last_status_code as "lastStatusCode", d.last_error as "lastError", ` +
+    `d.next_attempt_at as "nextAttemptAt", d.delivered_at as "deliveredAt", d.created_at as "createdAt"`,
+);
+
+export async function listDeliveries(db: Executor, store: string, endpointId: string, page: { status?: DeliveryStatus; limit: number; offset: number }) {
+  const status = page.status ? sql`and d.status = ${page.status}` : sql``;
+  const [rows, [count]] = await Promise.all([
+    queryRows<DeliveryRow>(
+      db,
+      sql`select ${logColumns} from webhook_deliveries d join events e on e.store = d.store and e.id = d.event_id
+          where d.store = ${store} and d.endpoint_id = ${endpointId} ${status}
+          order by d.created_at desc, d.id desc limit ${page.limit} offset ${page.offset}`,
+    ),
+    queryRows<{ n: number }>(db, sql`select count(*)::int as n from webhook_deliveries d where d.store = ${store} and d.endpoint_id = ${endpointId} ${status}`),
+  ]);
+  return { rows, total: count?.n ?? 0 };
+}
+
+export async function findDelivery(db: Executor, store: string, endpointId: string, id: string): Promise<DeliveryRow | undefined> {
+  const [row] = await queryRows<DeliveryRow>(
+    db,
+    sql`select ${logColumns} from webhook_deliveries d join events e on e.store = d.store and e.id = d.event_id
+        where d.store = ${store} and d.endpoint_id = ${endpointId} and d.id = ${id}`,
+  );
+  return row;
+}
+
+/** A failed delivery becomes due now for one more attempt; false if it is not failed. */
+export async function requeueFailedDelivery(db: Executor, store: string, endpointId: string, id: string): Promise<boolean> {
+  const rows = await queryRows<{ id: string }>(
+    db,
+    sql`update webhook_deliveries set status = 'pending', next_attempt_at = now()
+        where store = ${store} and endpoint_id = ${endpointId} and id = ${id} and status = 'failed' returning id`,
+  );
+  return rows.length > 0;
+}
+
+/** What an attempt needs: the delivery, its event and its endpoint's URL and valid secrets. */
+export interface ClaimedDelivery {
+  store: string;
+  id: string;
+  endpointId: string;
+  attempts: number;
+  lockToken: string;
+  eventId: string;
+  type: string;
+  eventCreatedAt: Date;
+  data: unknown;
+  url: string;
+  secrets: string[];
+  failing: boolean;
+}
+
+/** Claims up to `limit` due deliveries of enabled endpoints for `leaseSeconds`. */
+export async function claimDueDeliveries(db: Executor, limit: number, leaseSeconds: number): Promise<ClaimedDelivery[]> {
+  return queryRows<ClaimedDelivery>(
+    db,
+    sql`with due as (
+          select d.store, d.id from webhook_deliveries d
+          join webhook_endpoints w on w.store = d.store and w.id = d.endpoint_id and not w.disabled
+          where d.status = 'pending' and d.next_attempt_at <= now()
+          order by d.next_attempt_at limit ${limit}
+          for update of d skip locked)
+        update webhook_deliveries d set next_attempt_at = now() + make_interval(secs => ${leaseSeconds}), lock_token = gen_random_uuid()
+        from due, events e, webhook_endpoints w
+        where d.store = due.store and d.id = due.id and e.store = d.store and e.id = d.event_id and w.store = d.store and w.id = d.endpoint_id
+        returning d.store, d.id, d.endpoint_id as "endpointId", d.attempts, d.lock_token as "lockToken", e.id as "eventId", e.type,
+          e.created_at as "eventCreatedAt", e.data, w.url, w.failing_since is not null as failing,
+          case when w.previous_secret is not null and w.previous_secret_expires_at > now()
+               then array[w.secret, w.previous_secret] else array[w.secret] end as secrets`,
+  );
+}
+
+/** A delivered attempt, and the end of the endpoint's failure window; one statement. */
+export async function recordDelivered(db: Executor, d: ClaimedDelivery, statusCode: number): Promise<void> {
+  await db.execute(
+    sql`with done as (
+          update webhook_deliveries set status = 'delivered', attempts = attempts + 1, delivered_at = now(), last_status_code = ${statusCode},
+            last_error = null, lock_token = null
+          where store = ${d.store} and id = ${d.id} and lock_token = ${d.lockToken} returning endpoint_id)
+        update webhook_endpoints set failing_since = null
+        where ${d.failing} and store = ${d.store} and id in (select endpoint_id from done)`,
+  );
+}
+
+/**
+ * A failed attempt: due again after `retryInSeconds`, or `failed` when there is none left. The
+ * endpoint is disabled once every attempt has failed for `disableAfterHours`. One statement.
+ */
+export async function recordAttemptFailed(
+  db: Executor,
+  d: ClaimedDelivery,
+  outcome: { statusCode: number | null; error: string; retryInSeconds: number | null; disableAfterHours: number },
+): Promise<void> {
+  const next = outcome.retryInSeconds === null
+    ? sql`status = 'failed', next_attempt_at = now()`
+    : sql`next_attempt_at = now() + make_interval(secs => ${outcome.retryInSeconds})`;
+  // An endpoint already failing is written again only when it is due to be disabled: no row churn
+  // on every attempt while a receiver is down.
+  await db.execute(
+    sql`with attempt as (
+          update webhook_deliveries set ${next}, attempts = attempts + 1, last_status_code = ${outcome.statusCode},
+            last_error = ${outcome.error.slice(0, 500)}, lock_token = null
+          where store = ${d.store} and id = ${d.id} and lock_token = ${d.lockToken} returning endpoint_id)
+        update webhook_endpoints set failing_since = coalesce(failing_since, now()),
+          disabled = disabled or coalesce(failing_since < now() - make_interval(hours => ${outcome.disableAfterHours}), false)
+        where store = ${d.store} and id in (select endpoint_id from attempt)
+          and (failing_since is null or failing_since < now() - make_interval(hours => ${outcome.disableAfterHours}))`,
+  );
+}

@@ -1,0 +1,55 @@
+/**
+ * One HTTP attempt: a POST to the checked address (the connection is pinned to it), no redirect
+ * followed (node:http never follows one), everything within the timeout, the answer's body read
+ * and dropped so the connection can be reused.
+ */
+import http from 'node:http';
+import https from 'node:https';
+import type { LookupFunction } from 'node:net';
+import type { WebhookTarget } from './url-policy.js';
+
+const agents = {
+  'http:': new http.Agent({ keepAlive: true, maxSockets: 64 }),
+  'https:': new https.Agent({ keepAlive: true, maxSockets: 64 }),
+};
+
+export interface AttemptResult {
+  statusCode: number | null;
+  /** null when the receiver answered 2xx. */
+  error: string | null;
+}
+
+function pinnedLookup(target: WebhookTarget): LookupFunction {
+  return ((_host: string, options: { all?: boolean }, callback: (...args: unknown[]) => void) => {
+    if (options?.all) callback(null, [{ address: target.address, family: target.family }]);
+    else callback(null, target.address, target.family);
+  }) as LookupFunction;
+}
+
+export function postWebhook(target: WebhookTarget, headers: Record<string, string>, body: string, timeoutMs: number): Promise<AttemptResult> {
+  const client = target.url.protocol === 'https:' ? https : http;
+  return new Promise((resolve) => {
+    const request = client.request(target.url, {
+      method: 'POST',
+      headers: { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'user-agent': 'storefront-api-webhooks' },
+      agent: agents[target.url.protocol as 'http:' | 'https:'],
+      lookup: pinnedLookup(target),
+      signal: AbortSignal.timeout(timeoutMs),
+    });
+    request.on('response', (response) => {
+      const statusCode = response.statusCode ?? 0;
+      response.on('error', (error) => resolve({ statusCode, error: `reading the answer: ${error.message}` }));
+      response.on('end', () => {
+        if (statusCode >= 200 && statusCode < 300) resolve({ statusCode, error: null });
+        else if (statusCode >= 300 && statusCode < 400) resolve({ statusCode, error: `redirect to ${response.headers.location ?? '(no location)'} not followed` });
+        else resolve({ statusCode, error: `the receiver answered ${statusCode}` });
+      });
+      response.resume();
+    });
+    request.on('error', (error) => {
+      const timedOut = error.name === 'AbortError' || error.name === 'TimeoutError';
+      resolve({ statusCode: null, error: timedOut ? `no answer within ${timeoutMs} ms` : error.message });
+    });
+    request.end(body);
+  });
+}

@@ -1,0 +1,61 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { copyTemplate, ROOT, TEST_DATABASE_URL } from './support/database.js';
+
+const copy = TEST_DATABASE_URL ? undefined : copyTemplate();
+const dbEnv: Record<string, string> = copy ? { DATA_DIR: copy.dataDir } : { DATABASE_URL: TEST_DATABASE_URL! };
+
+function cli(env: Record<string, string>, ...args: string[]) {
+  const r = spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, 'src/cli.ts'), ...args], {
+    cwd: ROOT,
+    env: { ...process.env, SEED_DEMO: 'false', LOG_LEVEL: 'silent', ...dbEnv, ...env },
+    encoding: 'utf8',
+    timeout: 60000,
+  });
+  let json;
+  try {
+    json = JSON.parse(r.stdout);
+  } catch {
+    json = undefined;
+  }
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr, json };
+}
+
+test('webhook commands manage endpoints like the admin API, with the same SSRF guard', async (t) => {
+  t.after(() => copy?.remove());
+  const strict = {};
+  const dev = { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' };
+  const slug = `wh-${Date.now().toString(36)}`;
+  assert.equal(cli(strict, 'store', 'create', slug).status, 0);
+
+  const refused = cli(strict, 'webhook', 'create', '--store', slug, '--url', 'https://127.0.0.1/hooks', '--events', '*');
+  assert.equal(refused.status, 1);
+  assert.match(refused.stderr, /loopback, private/);
+  assert.equal(cli(strict, 'webhook', 'create', '--store', slug, '--url', 'https://203.0.113.9/h', '--events', 'order.nope').status, 2);
+  assert.equal(cli(strict, 'webhook', 'create', '--store', 'no-such-store', '--url', 'https://203.0.113.9/h', '--events', '*').status, 1);
+
+  const created = cli(dev, 'webhook', 'create', '--store', slug, '--url', 'http://127.0.0.1:9/hooks', '--events', 'order.created,order.paid', '--description', 'ERP');
+  assert.equal(created.status, 0, created.stderr);
+  assert.match(created.json.secret, /^whsec_/);
+  const id = created.json.webhook.id as string;
+  assert.deepEqual(created.json.webhook.events, ['order.created', 'order.paid']);
+
+  const listed = cli(strict, 'webhook', 'list', '--store', slug);
+  assert.equal(listed.json.total, 1);
+  assert.ok(!listed.stdout.includes(created.json.secret));
+  const disabled = cli(strict, 'webhook', 'update', '--store', slug, id, '--disable', '--events', '*');
+  assert.equal(disabled.status, 0, disabled.stderr);
+  assert.deepEqual([disabled.json.webhook.disabled, disabled.json.webhook.events], [true, ['*']]);
+  const rotated = cli(strict, 'webhook', 'rotate-secret', '--store', slug, id);
+  assert.match(rotated.json.secret, /^whsec_/);
+  const tested = cli(strict, 'webhook', 'test', '--store', slug, id);
+  assert.equal(tested.json.event.type, 'webhook.test');
+  const log = cli(strict, 'webhook', 'deliveries', '--store', slug, id, '--status', 'pending');
+  assert.equal(log.json.total, 1);
+  assert.equal(cli(strict, 'webhook', 'retry', '--store', slug, id, log.json.deliveries[0].id).status, 1, 'only a failed delivery can be retried');
+  assert.equal(cli(strict, 'webhook', 'delete', '--store', slug, id).status, 0);
+  assert.equal(cli(strict, 'webhook', 'list', '--store', slug).json.total, 0);
+  assert.equal(cli(strict, 'webhook', 'delete', '--store', slug, 'not-a-uuid').status, 2);
+});
