@@ -35,10 +35,12 @@ test('the docs page lists the operations and "Try it out" works with a token', {
       assert.ok((await page.getByText(path, { exact: true }).count()) > 0, `${path} is listed`);
     }
     await page.getByRole('button', { name: /Authorize/ }).first().click();
-    await page.locator('.modal-ux input[type=text]').first().fill(storefront);
-    await page.locator('.modal-ux button.authorize').first().click();
+    // One security scheme per credential kind: the storefront token goes in its own.
+    const scheme = page.locator('.modal-ux .auth-container').filter({ hasText: 'storefrontToken' });
+    await scheme.locator('input[type=text]').first().fill(storefront);
+    await scheme.locator('button.authorize').first().click();
     await page.locator('.modal-ux button.btn-done').first().click();
-    const operation = page.locator('#operations-catalog-get_api_v1_products');
+    const operation = page.locator('#operations-catalog-listProducts');
     await operation.locator('.opblock-summary').click();
     await operation.getByRole('button', { name: 'Try it out' }).click();
     await operation.getByRole('button', { name: 'Execute' }).click();

@@ -38,24 +38,25 @@ export const Limit = Type.Integer({ minimum: 1, maximum: 250, default: 50, descr
 export const Offset = Type.Integer({ minimum: 0, maximum: 10_000_000, default: 0, description: 'rows to skip' });
 
 const problemProperties = {
-    type: Type.String({ description: 'URI naming the kind of problem' }),
-    title: Type.String(),
-    status: Type.Integer(),
-    detail: Type.String({ description: 'what went wrong, for a human' }),
-    code: Type.String({ description: 'stable SCREAMING_SNAKE code', examples: ['VALIDATION_FAILED'] }),
-    instance: Type.String({ description: 'urn:request:<X-Request-Id>' }),
-    errors: Type.Optional(
-      Type.Array(Type.Object({}, { additionalProperties: true }), {
-        description: 'field problems `{field, message}`, or per product `{productId, requested, available}`',
-      }),
-    ),
+  type: Type.String({ description: 'URI naming the kind of problem' }),
+  title: Type.String(),
+  status: Type.Integer(),
+  detail: Type.String({ description: 'what went wrong, for a human' }),
+  code: Type.String({ description: 'stable SCREAMING_SNAKE code', examples: ['VALIDATION_FAILED'] }),
+  instance: Type.String({ description: 'urn:request:<X-Request-Id>' }),
+  errors: Type.Optional(
+    Type.Array(Type.Object({}, { additionalProperties: true }), {
+      description: 'field problems `{field, message}`, or per product `{productId, requested, available}`',
+    }),
+  ),
 };
 
 export const ProblemSchema = (description = 'RFC 9457 problem details') => Type.Object(problemProperties, { description });
 
 /**
- * Error responses of a route for the OpenAPI document (and their serializer), by code.
- * Every route can answer 400, 401/403 (unless public), 429 and 503; callers add their own.
+ * Error responses of a route (their serializer, and for the OpenAPI document the codes each status
+ * can carry). Every route can also answer 400, 401/403 (unless public), 429 and 503, added to the
+ * document centrally (src/plugins/openapi-document.ts); callers list their own codes here.
  */
 export function errorResponses(codes: ErrorCode[], { isPublic = false } = {}): Record<number, TSchema> {
   const all: ErrorCode[] = ['VALIDATION_FAILED', 'RATE_LIMITED', 'SERVICE_UNAVAILABLE', ...codes];
@@ -63,9 +64,23 @@ export function errorResponses(codes: ErrorCode[], { isPublic = false } = {}): R
   const byStatus: Record<number, ErrorCode[]> = {};
   for (const code of all) (byStatus[ERROR_STATUS[code]] ??= []).push(code);
   return Object.fromEntries(
-    Object.entries(byStatus).map(([status, statusCodes]) => [
-      status,
-      ProblemSchema(`application/problem+json; code ${[...new Set(statusCodes)].join(' or ')}`),
-    ]),
+    Object.entries(byStatus).map(([status, statusCodes]) => {
+      const unique = [...new Set(statusCodes)];
+      return [
+        status,
+        Type.Object(
+          { ...problemProperties, code: Type.String({ enum: unique, description: 'stable SCREAMING_SNAKE code' }) },
+          { description: `application/problem+json; code ${unique.join(' or ')}` },
+        ),
+      ];
+    }),
   );
+}
+
+/**
+ * Names a schema: the OpenAPI document lists it under components.schemas by this title and refers
+ * to it wherever it is used (the title is an annotation: validation and serialization ignore it).
+ */
+export function named<T extends TSchema>(title: string, schema: T): T {
+  return { ...schema, title };
 }

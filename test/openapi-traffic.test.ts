@@ -1,0 +1,215 @@
+/**
+ * The traffic matches the document: a driver calls every operation on its happy path and its
+ * error paths (validation, auth, not found, conflicts, 304, 413, 415, 429, idempotent replays),
+ * and every answer is checked against GET /api/openapi.json by ajv (test/support/openapi-validator.ts).
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { sql } from 'drizzle-orm';
+import { ROOT_TOKEN, startAppOn, startTestApp, uniqueSlug, type RequestOptions, type TestApp } from './support/app.js';
+import { createStore } from './support/factories.js';
+import { ADDRESS } from './support/shop.js';
+import { OpenApiValidator } from './support/openapi-validator.js';
+
+const t = await startTestApp();
+const document = (await t.request('GET', '/api/openapi.json')).json;
+const validator = new OpenApiValidator(document);
+const violations: string[] = [];
+const seen = new Map<string, Set<number>>();
+
+/** One request, checked against the document and counted for its operation. */
+async function call(app: TestApp, method: string, url: string, options: RequestOptions = {}) {
+  const reply = await app.request(method, url, options);
+  violations.push(...validator.check({ method, url, status: reply.status, headers: reply.headers, text: reply.text }));
+  const operationId = validator.operationOf(method, url)?.operation.operationId as string | undefined;
+  if (operationId) (seen.get(operationId) ?? seen.set(operationId, new Set()).get(operationId)!).add(reply.status);
+  return reply;
+}
+
+test('every operation answers as the document says, on happy and error paths', async () => {
+  const unknown = randomUUID();
+  await call(t, 'GET', '/api/health');
+  await call(t, 'GET', '/api/ready');
+
+  // Stores and tokens.
+  await call(t, 'POST', '/api/v1/admin/stores', { token: ROOT_TOKEN, body: { slug: 'BAD SLUG' } });
+  await call(t, 'POST', '/api/v1/admin/stores', { body: { slug: uniqueSlug('s') } });
+  await call(t, 'POST', '/api/v1/admin/stores', { token: ROOT_TOKEN, body: { slug: uniqueSlug('s'), name: 'Another shop' } });
+  const s = await createStore(t);
+  await call(t, 'POST', '/api/v1/admin/stores', { token: ROOT_TOKEN, body: { slug: s.slug } });
+  await call(t, 'GET', '/api/v1/admin/tokens', { token: s.admin });
+  await call(t, 'GET', '/api/v1/admin/tokens', { token: s.storefront });
+  const issued = await call(t, 'POST', '/api/v1/admin/tokens', { token: s.admin, body: { kind: 'server' } });
+  await call(t, 'POST', '/api/v1/admin/tokens', { token: s.admin, body: { kind: 'root' } });
+  await call(t, 'DELETE', `/api/v1/admin/tokens/${issued.json.token.id}`, { token: s.admin });
+  await call(t, 'DELETE', `/api/v1/admin/tokens/${unknown}`, { token: s.admin });
+
+  // Identity-provider settings.
+  await call(t, 'GET', '/api/v1/admin/customer-auth', { token: s.admin });
+  const jwks = { keys: [{ kty: 'OKP', crv: 'Ed25519', x: '11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo' }] };
+  await call(t, 'PUT', '/api/v1/admin/customer-auth', { token: s.admin, body: { issuer: 'https://idp.test/', audience: 'shop', jwks } });
+  await call(t, 'PUT', '/api/v1/admin/customer-auth', { token: s.admin, body: { issuer: 'https://idp.test/' } });
+  await call(t, 'GET', '/api/v1/admin/customer-auth', { token: s.admin });
+  await call(t, 'DELETE', '/api/v1/admin/customer-auth', { token: s.admin });
+  await call(t, 'DELETE', '/api/v1/admin/customer-auth', { token: s.storefront });
+
+  // Admin catalog.
+  const productBody = (slug: string, quantity = 5) => ({ name: `P ${slug}`, slug, sku: `SKU-${slug}`, price: 1000, originalPrice: 1200, quantity, status: 'ACTIVE' });
+  const product = (await call(t, 'POST', '/api/v1/admin/products', { token: s.admin, body: productBody('shirt') })).json.product;
+  const scarce = (await call(t, 'POST', '/api/v1/admin/products', { token: s.admin, body: productBody('scarce', 1) })).json.product;
+  await call(t, 'POST', '/api/v1/admin/products', { token: s.admin, body: productBody('shirt') });
+  await call(t, 'POST', '/api/v1/admin/products', { token: s.admin, body: { name: 'x' } });
+  await call(t, 'POST', '/api/v1/admin/products', { token: s.admin, rawBody: 'name=x', headers: { 'content-type': 'text/plain' } });
+  await call(t, 'POST', '/api/v1/admin/products', { token: s.admin, rawBody: JSON.stringify({ name: 'x'.repeat(1_100_000) }), headers: { 'content-type': 'application/json' } });
+  await call(t, 'GET', '/api/v1/admin/products?status=ACTIVE', { token: s.admin });
+  await call(t, 'GET', '/api/v1/admin/products?status=GONE', { token: s.admin });
+  await call(t, 'GET', `/api/v1/admin/products/${product.id}`, { token: s.admin });
+  await call(t, 'GET', `/api/v1/admin/products/${unknown}`, { token: s.admin });
+  await call(t, 'PATCH', `/api/v1/admin/products/${product.id}`, { token: s.admin, body: { description: '<p>linen</p>' } });
+  await call(t, 'PATCH', `/api/v1/admin/products/${product.id}`, { token: s.admin, body: {} });
+  const doomed = (await call(t, 'POST', '/api/v1/admin/products', { token: s.admin, body: productBody('doomed') })).json.product;
+  await call(t, 'DELETE', `/api/v1/admin/products/${doomed.id}`, { token: s.admin });
+  await call(t, 'DELETE', `/api/v1/admin/products/${unknown}`, { token: s.admin });
+
+  const summer = (await call(t, 'POST', '/api/v1/admin/collections', { token: s.admin, body: { name: 'Summer', slug: 'summer' } })).json.collection;
+  const child = (await call(t, 'POST', '/api/v1/admin/collections', { token: s.admin, body: { name: 'Linen', slug: 'linen', parents: [summer.id] } })).json.collection;
+  await call(t, 'POST', '/api/v1/admin/collections', { token: s.admin, body: { name: 'Summer', slug: 'summer' } });
+  await call(t, 'POST', '/api/v1/admin/collections', { token: s.admin, body: { slug: 'no-name' } });
+  await call(t, 'GET', '/api/v1/admin/collections', { token: s.admin });
+  await call(t, 'GET', '/api/v1/admin/collections?limit=0', { token: s.admin });
+  await call(t, 'GET', `/api/v1/admin/collections/${summer.id}`, { token: s.admin });
+  await call(t, 'GET', `/api/v1/admin/collections/${unknown}`, { token: s.admin });
+  await call(t, 'PATCH', `/api/v1/admin/collections/${summer.id}`, { token: s.admin, body: { description: '<p>sun</p>' } });
+  await call(t, 'PATCH', `/api/v1/admin/collections/${summer.id}`, { token: s.admin, body: { parents: [child.id] } });
+  await call(t, 'POST', `/api/v1/admin/collections/${summer.id}/products`, { token: s.admin, body: { id: product.id } });
+  await call(t, 'POST', `/api/v1/admin/collections/${summer.id}/products`, { token: s.admin, body: { id: unknown } });
+  await call(t, 'POST', `/api/v1/admin/collections/${child.id}/products`, { token: s.admin, body: { id: product.id } });
+  await call(t, 'DELETE', `/api/v1/admin/collections/${child.id}/products/${product.id}`, { token: s.admin });
+  await call(t, 'DELETE', `/api/v1/admin/collections/${summer.id}/products/${unknown}`, { token: s.admin });
+  await call(t, 'DELETE', `/api/v1/admin/collections/${child.id}`, { token: s.admin });
+  await call(t, 'DELETE', `/api/v1/admin/collections/${unknown}`, { token: s.admin });
+
+  // Storefront catalog, with conditional GETs.
+  for (const url of ['/api/v1/products?collection=summer', '/api/v1/products/shirt', '/api/v1/collections']) {
+    const first = await call(t, 'GET', url, { token: s.storefront });
+    await call(t, 'GET', url, { token: s.storefront, headers: { 'if-none-match': String(first.headers.etag) } });
+  }
+  await call(t, 'GET', '/api/v1/products?limit=0', { token: s.storefront });
+  await call(t, 'GET', '/api/v1/products/no-such-product', { token: s.storefront });
+  await call(t, 'GET', '/api/v1/collections?offset=-1', { token: s.storefront });
+  await call(t, 'GET', '/api/v1/products', {});
+  await call(t, 'GET', '/api/v1/products', { token: 'pub_nope_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx' });
+
+  // Carts, with an idempotent replay.
+  const cartBody = { products: [{ id: product.id, quantity: 1 }, { id: scarce.id, quantity: 5 }] };
+  const created = await call(t, 'POST', '/api/v1/carts', { token: s.storefront, body: cartBody, headers: { 'idempotency-key': 'cart-1' } });
+  await call(t, 'POST', '/api/v1/carts', { token: s.storefront, body: cartBody, headers: { 'idempotency-key': 'cart-1' } });
+  await call(t, 'POST', '/api/v1/carts', { token: s.storefront, body: { products: [] }, headers: { 'idempotency-key': 'cart-1' } });
+  await call(t, 'POST', '/api/v1/carts', { token: s.storefront, body: cartBody, headers: { 'idempotency-key': 'k'.repeat(300) } });
+  await call(t, 'POST', '/api/v1/carts', { token: s.storefront, body: { products: [{ id: doomed.id, quantity: 1 }] } });
+  const cart = created.json.cart;
+  await call(t, 'GET', `/api/v1/carts/${cart.id}`, { token: s.storefront });
+  await call(t, 'GET', `/api/v1/carts/${unknown}`, { token: s.storefront });
+  await call(t, 'POST', `/api/v1/carts/${cart.id}/products`, { token: s.storefront, body: { id: scarce.id, quantity: 1 } });
+  await call(t, 'POST', `/api/v1/carts/${cart.id}/products`, { token: s.storefront, body: { id: scarce.id, quantity: 50 } });
+  await call(t, 'PATCH', `/api/v1/carts/${cart.id}/products/${product.id}`, { token: s.storefront, body: { quantity: 2 } });
+  await call(t, 'PATCH', `/api/v1/carts/${cart.id}/products/${product.id}`, { token: s.storefront, body: { quantity: -1 } });
+  await call(t, 'DELETE', `/api/v1/carts/${cart.id}/products/${scarce.id}`, { token: s.storefront });
+  await call(t, 'DELETE', `/api/v1/carts/${unknown}/products/${scarce.id}`, { token: s.storefront });
+
+  // Customer credentials.
+  const guest = await call(t, 'POST', '/api/v1/guest-sessions', { token: s.storefront });
+  await call(t, 'POST', '/api/v1/guest-sessions', { token: s.storefront, body: { name: 'x' } });
+  const customer = guest.json.customerId as string;
+  const customerToken = guest.json.secret as string;
+  const minted = await call(t, 'POST', '/api/v1/customer-tokens', { token: s.server, body: { customerId: customer, ttlSeconds: 600 } });
+  await call(t, 'POST', '/api/v1/customer-tokens', { token: s.storefront, body: { customerId: customer } });
+  await call(t, 'POST', '/api/v1/customer-tokens', { token: s.server, body: { customerId: 'x' } });
+  await call(t, 'DELETE', `/api/v1/customer-tokens/${minted.json.token.id}`, { token: s.server });
+  await call(t, 'DELETE', `/api/v1/customer-tokens/${unknown}`, { token: s.server });
+
+  // Addresses and orders with the guest's customer token.
+  const address = (await call(t, 'POST', `/api/v1/${customer}/addresses`, { token: customerToken, body: { address: ADDRESS }, headers: { 'idempotency-key': 'address-1' } })).json.address;
+  await call(t, 'POST', `/api/v1/${customer}/addresses`, { token: customerToken, body: { address: ADDRESS }, headers: { 'idempotency-key': 'address-1' } });
+  await call(t, 'POST', `/api/v1/${customer}/addresses`, { token: customerToken, body: { address: { city: 'x' } } });
+  await call(t, 'POST', `/api/v1/${unknown}/addresses`, { token: customerToken, body: { address: ADDRESS } });
+  await call(t, 'GET', `/api/v1/${customer}/addresses`, { token: customerToken });
+  await call(t, 'GET', `/api/v1/${customer}/addresses?limit=1000`, { token: customerToken });
+
+  const ordersUrl = `/api/v1/${customer}/orders`;
+  await call(t, 'POST', ordersUrl, { token: customerToken, body: { address: address.id, id: cart.id, products: [{ id: product.id, quantity: 1 }] } });
+  await call(t, 'POST', ordersUrl, { token: customerToken, body: { address: address.id, products: [{ id: product.id, quantity: 1 }], coupon: 'X' } });
+  await call(t, 'POST', ordersUrl, { token: customerToken, body: { address: unknown, products: [{ id: product.id, quantity: 1 }] } });
+  await call(t, 'POST', ordersUrl, { token: customerToken, body: { address: address.id, products: [{ id: scarce.id, quantity: 9 }] } });
+  await call(t, 'POST', ordersUrl, { token: customerToken, body: { address: address.id, id: unknown } });
+  const order = (await call(t, 'POST', ordersUrl, { token: customerToken, body: { address: address.id, id: cart.id }, headers: { 'idempotency-key': 'order-1' } })).json.order;
+  await call(t, 'POST', ordersUrl, { token: customerToken, body: { address: address.id, id: cart.id }, headers: { 'idempotency-key': 'order-1' } });
+  await call(t, 'POST', ordersUrl, { token: customerToken, body: { address: address.id, id: cart.id } });
+  await call(t, 'POST', `/api/v1/carts/${cart.id}/products`, { token: s.storefront, body: { id: scarce.id, quantity: 1 } });
+  await call(t, 'GET', ordersUrl, { token: customerToken });
+  await call(t, 'GET', `/api/v1/${unknown}/orders`, { token: customerToken });
+  await call(t, 'GET', `${ordersUrl}/${order.id}`, { token: customerToken });
+  await call(t, 'GET', `${ordersUrl}/${unknown}`, { token: customerToken });
+
+  await call(t, 'GET', '/api/v1/admin/orders?status=CREATED', { token: s.admin });
+  await call(t, 'GET', '/api/v1/admin/orders?status=LOST', { token: s.admin });
+  await call(t, 'GET', `/api/v1/admin/orders/${order.id}`, { token: s.admin });
+  await call(t, 'GET', `/api/v1/admin/orders/${unknown}`, { token: s.admin });
+  await call(t, 'PATCH', `/api/v1/admin/orders/${order.id}`, { token: s.admin, body: { status: 'FULFILLED' } });
+  await call(t, 'PATCH', `/api/v1/admin/orders/${order.id}`, { token: s.admin, body: { status: 'PAID' } });
+
+  // Signing out.
+  await call(t, 'DELETE', '/api/v1/customer-tokens/current', { token: s.server });
+  await call(t, 'DELETE', '/api/v1/customer-tokens/current', { token: customerToken });
+  await call(t, 'DELETE', `/api/v1/customer-tokens?customerId=${customer}`, { token: s.server });
+  await call(t, 'DELETE', '/api/v1/customer-tokens?customerId=x', { token: s.server });
+  await call(t, 'GET', ordersUrl, { token: customerToken });
+
+  // Events and webhooks. A second app allows a loopback URL; no app here sends deliveries (the
+  // worker is off in tests), so nothing leaves the machine.
+  const hooks = await startAppOn(t.database, { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' });
+  await call(t, 'GET', '/api/v1/admin/events?limit=10&type=order.created', { token: s.admin });
+  await call(t, 'GET', '/api/v1/admin/events?after=not-a-cursor', { token: s.admin });
+  await call(t, 'POST', '/api/v1/admin/webhooks', { token: s.admin, body: { url: 'https://127.0.0.1/hook', events: ['*'] } });
+  const hook = (await call(hooks, 'POST', '/api/v1/admin/webhooks', { token: s.admin, body: { url: 'http://127.0.0.1:9/hook', events: ['order.created'] } })).json.webhook;
+  await call(t, 'GET', '/api/v1/admin/webhooks', { token: s.admin });
+  await call(t, 'GET', '/api/v1/admin/webhooks', { token: s.server });
+  await call(t, 'GET', `/api/v1/admin/webhooks/${hook.id}`, { token: s.admin });
+  await call(t, 'GET', `/api/v1/admin/webhooks/${unknown}`, { token: s.admin });
+  await call(hooks, 'PATCH', `/api/v1/admin/webhooks/${hook.id}`, { token: s.admin, body: { description: 'ERP' } });
+  await call(t, 'PATCH', `/api/v1/admin/webhooks/${hook.id}`, { token: s.admin, body: { color: 'red' } });
+  await call(t, 'POST', `/api/v1/admin/webhooks/${hook.id}/rotate-secret`, { token: s.admin });
+  await call(t, 'POST', `/api/v1/admin/webhooks/${unknown}/rotate-secret`, { token: s.admin });
+  await call(hooks, 'POST', `/api/v1/admin/webhooks/${hook.id}/test`, { token: s.admin });
+  await call(t, 'POST', `/api/v1/admin/webhooks/${unknown}/test`, { token: s.admin });
+  const deliveries = (await call(t, 'GET', `/api/v1/admin/webhooks/${hook.id}/deliveries`, { token: s.admin })).json.deliveries;
+  await call(t, 'GET', `/api/v1/admin/webhooks/${hook.id}/deliveries?status=lost`, { token: s.admin });
+  const retryUrl = `/api/v1/admin/webhooks/${hook.id}/deliveries/${deliveries[0].id}/retry`;
+  await call(hooks, 'POST', retryUrl, { token: s.admin });
+  await t.database.db.execute(sql`update webhook_deliveries set status = 'failed' where id = ${deliveries[0].id}`);
+  await call(hooks, 'POST', retryUrl, { token: s.admin });
+  await call(t, 'POST', `/api/v1/admin/webhooks/${hook.id}/deliveries/${unknown}/retry`, { token: s.admin });
+  await call(t, 'DELETE', `/api/v1/admin/webhooks/${hook.id}`, { token: s.admin });
+  await call(t, 'DELETE', `/api/v1/admin/webhooks/${hook.id}`, { token: s.admin });
+
+  // Rate limits: a second app on the same database with a budget of one request a minute.
+  const limited = await startAppOn(t.database, { CLIENT_RATE_LIMIT_PER_MINUTE: '1' }, { rateLimitPrefix: `traffic-${randomUUID()}` });
+  await call(limited, 'GET', '/api/v1/collections', { token: s.storefront });
+  await call(limited, 'GET', '/api/v1/collections', { token: s.storefront });
+
+  assert.deepEqual(violations, []);
+});
+
+test('the driver reached every operation, each with a success and (beyond operations) an error', () => {
+  const operations = Object.values(document.paths as Record<string, Record<string, { operationId: string }>>).flatMap((item) => Object.values(item).map((o) => o.operationId));
+  const missing = operations.filter((id) => {
+    const statuses = [...(seen.get(id) ?? [])];
+    const ok = statuses.some((s) => s < 400);
+    const error = statuses.some((s) => s >= 400) || ['getHealth', 'getReadiness'].includes(id);
+    return !ok || !error;
+  });
+  assert.deepEqual(missing, []);
+  const statuses = new Set([...seen.values()].flatMap((s) => [...s]));
+  for (const status of [200, 201, 304, 400, 401, 403, 404, 409, 413, 415, 422, 429]) assert.ok(statuses.has(status), `no ${status} was seen`);
+});
