@@ -8,9 +8,10 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastif
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Database, DatabaseHandle } from './db/client.js';
 import type { Config } from './plugins/config.js';
-import errors, { frameworkErrors } from './plugins/errors.js';
+import errors, { frameworkErrors, clientErrors } from './plugins/errors.js';
 import validation from './plugins/validation.js';
-import auth from './plugins/auth.js';
+import authentication from './plugins/authentication.js';
+import authorization from './plugins/authorization.js';
 import openapi from './plugins/openapi.js';
 import operationsRoutes from './modules/operations/routes.js';
 import storesAdminRoutes from './modules/stores/admin-routes.js';
@@ -20,19 +21,30 @@ import cartRoutes from './modules/carts/routes.js';
 import addressRoutes from './modules/addresses/routes.js';
 import orderRoutes from './modules/orders/routes.js';
 import orderAdminRoutes from './modules/orders/admin-routes.js';
+import eventRoutes from './modules/events/routes.js';
+import { purgeOldEvents } from './modules/events/repository.js';
+import webhookRoutes from './modules/webhooks/routes.js';
+import { DeliveryWorker } from './modules/webhooks/worker.js';
 import { expireCarts } from './modules/carts/expiry-job.js';
 import idempotency from './modules/idempotency/plugin.js';
 import { purgeExpiredKeys } from './modules/idempotency/repository.js';
 import jobs from './plugins/jobs.js';
 import httpHygiene from './plugins/http-hygiene.js';
 import metrics from './plugins/metrics.js';
-import { RateLimiter } from './plugins/rate-limit.js';
+import { callerLimits, RateLimiter, routeLimits, type RateLimitOptions } from './plugins/rate-limit.js';
+import { IdentityProviders } from './modules/customers/identity-provider.js';
+import customerRoutes from './modules/customers/routes.js';
+import customerAuthAdminRoutes from './modules/customers/admin-routes.js';
+import catalogVersion from './modules/stores/catalog-version.js';
+import { purgeDeadCustomerTokens } from './modules/stores/repository.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
     config: Config;
     database: DatabaseHandle;
     db: Database;
+    /** This process's webhook sender; it polls only when WEBHOOK_POLL_INTERVAL_MS > 0. */
+    deliveryWorker: DeliveryWorker;
   }
 }
 
@@ -52,16 +64,45 @@ function requestIdOf(request: IncomingMessage): string {
   return typeof given === 'string' && SANE_REQUEST_ID.test(given) ? given : randomUUID();
 }
 
+/**
+ * Fastify's `trustProxy`. A hop count trusts that many proxies in front of the server whatever
+ * their address (this Fastify version would otherwise trust none for a number).
+ */
+function trustProxyOption(setting: Config['trustProxy']): boolean | string[] | ((address: string, hop: number) => boolean) {
+  return typeof setting === 'number' ? (_address, hop) => hop < setting : setting;
+}
+
+/** Largest body of a storefront route, and of an admin route (decisions.md, "Status codes and errors"). */
+export const STOREFRONT_BODY_LIMIT = 64 * 1024;
+export const ADMIN_BODY_LIMIT = 1024 * 1024;
+
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
+  const timeoutMs = options.config.requestTimeoutMs;
   const app = Fastify({
     logger: options.logger ?? false,
-    requestTimeout: options.config.requestTimeoutMs,
-    connectionTimeout: options.config.requestTimeoutMs * 2,
+    // Node reads these when the HTTP server is made (Fastify sets them only afterwards), and checks
+    // them every `connectionsCheckingInterval`: so a body that trickles in is cut in time.
+    http: {
+      requestTimeout: timeoutMs,
+      headersTimeout: Math.min(timeoutMs, 60_000),
+      connectionsCheckingInterval: Math.min(1000, Math.max(100, Math.floor(timeoutMs / 4))),
+    },
+    requestTimeout: timeoutMs,
+    connectionTimeout: timeoutMs * 2,
+    clientErrorHandler: clientErrors,
+    trustProxy: trustProxyOption(options.config.trustProxy),
     genReqId: requestIdOf,
-    bodyLimit: 1024 * 1024,
+    bodyLimit: STOREFRONT_BODY_LIMIT,
     frameworkErrors,
+    // Fastify's default joins every ajv error into one message: thousands of them for a hostile body.
+    // The problem lists the first MAX_LISTED_ERRORS (errors.ts); the message needs only the first.
+    schemaErrorFormatter: (issues, context) => new Error(`${context}${issues[0]?.instancePath ?? ''} ${issues[0]?.message ?? 'is not valid'}`),
     ajv: { customOptions: { removeAdditional: false } },
   }).withTypeProvider<TypeBoxTypeProvider>();
+  // Body limits by audience, in one place: admin routes take catalog payloads, storefront routes small ones.
+  app.addHook('onRoute', (route) => {
+    if (route.bodyLimit === undefined && route.url.startsWith('/api/v1/admin/')) route.bodyLimit = ADMIN_BODY_LIMIT;
+  });
 
   app.decorate('config', options.config);
   app.decorate('database', options.database);
@@ -72,24 +113,47 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   await app.register(errors);
   await app.register(httpHygiene, { corsOrigins: options.config.corsOrigins });
-  await app.register(metrics, { token: options.config.metricsToken });
+  await app.register(metrics, { token: options.config.metricsToken, host: options.config.host });
   await app.register(validation);
   const limiter = new RateLimiter({ redisUrl: options.config.redisUrl, redisPrefix: options.rateLimitPrefix }, app.log);
   app.addHook('onClose', () => limiter.close());
-  await app.register(auth, {
-    rootToken: options.config.rootToken,
+  const limits: RateLimitOptions = {
     limiter,
     perMinute: options.config.rateLimitPerMinute,
+    clientPerMinute: options.config.clientRateLimitPerMinute,
     ordersPerMinute: options.config.orderRateLimitPerMinute,
-  });
+    guestSessionsPerMinute: options.config.guestSessionsPerMinute,
+  };
+  const identityProviders = new IdentityProviders({ fetchTimeoutMs: 3000, refetchCooldownMs: options.config.jwksRefetchCooldownSeconds * 1000 });
+  // Who is calling, how often, whether they may: three steps, in this order.
+  await app.register(authentication, { rootToken: options.config.rootToken, identityProviders });
+  await app.register(callerLimits, limits);
+  await app.register(authorization);
+  await app.register(routeLimits, limits);
+  await app.register(catalogVersion);
   await app.register(openapi);
   await app.register(idempotency);
   await app.register(jobs, {
     jobs: [
       { name: 'cart-expiry', intervalSeconds: options.config.maintenanceIntervalSeconds, run: () => expireCarts(options.database.db) },
       { name: 'idempotency-purge', intervalSeconds: options.config.maintenanceIntervalSeconds, run: () => purgeExpiredKeys(options.database.db) },
+      { name: 'customer-token-purge', intervalSeconds: options.config.maintenanceIntervalSeconds, run: () => purgeDeadCustomerTokens(options.database.db) },
+      { name: 'event-purge', intervalSeconds: options.config.maintenanceIntervalSeconds, run: () => purgeOldEvents(options.database.db, options.config.eventRetentionDays) },
     ],
   });
+
+  const { config } = options;
+  const worker = new DeliveryWorker(options.database.db, {
+    retryScheduleSeconds: config.webhookRetryScheduleSeconds,
+    disableAfterHours: config.webhookDisableAfterHours,
+    allowPrivateNetworks: config.webhookAllowPrivateNetworks,
+    timeoutMs: config.webhookTimeoutMs,
+    concurrency: config.webhookConcurrency,
+    pollIntervalMs: config.webhookPollIntervalMs,
+  }, app.log);
+  app.decorate('deliveryWorker', worker);
+  if (config.webhookPollIntervalMs > 0) app.addHook('onReady', async () => worker.start());
+  app.addHook('onClose', () => worker.stop());
 
   await app.register(operationsRoutes, { prefix: '/api' });
   await app.register(storesAdminRoutes, { prefix: '/api' });
@@ -99,5 +163,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(addressRoutes, { prefix: '/api' });
   await app.register(orderRoutes, { prefix: '/api' });
   await app.register(orderAdminRoutes, { prefix: '/api' });
+  await app.register(customerRoutes, { prefix: '/api' });
+  await app.register(customerAuthAdminRoutes, { prefix: '/api' });
+  await app.register(eventRoutes, { prefix: '/api' });
+  await app.register(webhookRoutes, { prefix: '/api' });
   return app;
 }

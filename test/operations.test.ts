@@ -23,7 +23,7 @@ test('the OpenAPI document is 3.1 and lists every route with its responses', asy
   }
   const list = r.json.paths['/api/v1/products'].get;
   assert.ok(list.responses['200'] && list.responses['401'] && list.responses['400']);
-  assert.deepEqual(list.security, [{ bearer: [] }]);
+  assert.deepEqual(list.security, [{ storefrontToken: [] }, { customerToken: [] }, { serverToken: [] }, { adminToken: [] }]);
 });
 
 test('the docs page is served', async () => {

@@ -5,10 +5,10 @@ import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { ROOT_TOKEN } from './support/app.js';
 import { ROOT, TEST_DATABASE_URL } from './support/database.js';
-import { call, startServerProcess } from './support/server-process.js';
+import { call, inheritedEnv, startServerProcess } from './support/server-process.js';
 
 test('WORKERS above 1 without DATABASE_URL is refused with a clear message', () => {
-  const env: Record<string, string | undefined> = { ...process.env, WORKERS: '2', PORT: '0' };
+  const env: Record<string, string | undefined> = { ...inheritedEnv(), WORKERS: '2', PORT: '0' };
   delete env.DATABASE_URL;
   const r = spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, 'src/server.ts')], { cwd: ROOT, env, encoding: 'utf8', timeout: 60000 });
   assert.equal(r.status, 1);
@@ -22,7 +22,10 @@ test('WORKERS=2 serves from two processes, replaces a dead worker, and stops cle
     assert.equal(created.status, 201, created.text);
     const answers = await Promise.all(Array.from({ length: 20 }, () => call(server.base, 'GET', '/v1/products', { token: created.json.tokens.storefront })));
     assert.deepEqual([...new Set(answers.map((r) => r.status))], [200]);
+    // The banner comes once both workers listen; /api/health answered as soon as the first did.
+    for (let i = 0; i < 300 && !/with 2 workers/.test(server.output()); i++) await new Promise((r) => setTimeout(r, 100));
     assert.match(server.output(), /with 2 workers/);
+    assert.match(server.output(), /several processes count alone/, 'no REDIS_URL: the start says each process counts alone');
     const workerPids = spawnSync('pgrep', ['-P', String(server.child.pid)], { encoding: 'utf8' }).stdout.trim().split('\n').map(Number).filter(Boolean);
     assert.equal(workerPids.length, 2, `workers: ${workerPids.join(',')}`);
     process.kill(workerPids[0]!, 'SIGKILL');

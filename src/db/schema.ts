@@ -20,21 +20,23 @@ import {
   uniqueIndex,
   uuid,
 } from 'drizzle-orm/pg-core';
+import { TOKEN_KIND_NAMES } from '../modules/stores/tokens.js';
 
 const ts = (name: string) => timestamp(name, { withTimezone: true, precision: 3, mode: 'date' });
 const createdAt = () => ts('created_at').notNull().defaultNow();
 const id = () => uuid('id').notNull().defaultRandom();
 const store = () => text('store').notNull().references(() => stores.slug);
 
+/**
+ * A store. Its catalog version is a sequence of its own, `catalog_version_<slug>` (made with the
+ * store): cached catalog answers are keyed by it, and it is bumped (nextval, no row lock) right
+ * after every committed change that alters a catalog answer and before that change is answered,
+ * so a read that follows a change, in any process, never gets an older answer, and orders of
+ * different products never wait for each other on a per-store row.
+ */
 export const stores = pgTable('stores', {
   slug: text('slug').primaryKey(),
   name: text('name').notNull(),
-  /**
-   * Bumped in the same transaction as every change that alters a catalog answer (admin edits,
-   * stock taken or returned); cached catalog answers are keyed by it, so a read that follows a
-   * committed change, in any process, never gets an older answer.
-   */
-  catalogVersion: bigint('catalog_version', { mode: 'number' }).notNull().default(1),
   createdAt: createdAt(),
   updatedAt: ts('updated_at'),
 });
@@ -44,16 +46,43 @@ export const tokens = pgTable(
   {
     store: store(),
     id: id(),
-    kind: text('kind', { enum: ['admin', 'storefront'] }).notNull(),
+    kind: text('kind', { enum: TOKEN_KIND_NAMES }).notNull(),
     /** SHA-256 of the secret; the secret itself is shown once and never stored. */
     secretHash: text('secret_hash').notNull(),
+    /** The customer a `customer` token (or guest session) is bound to; null for the other kinds. */
+    customerId: uuid('customer_id'),
     createdAt: createdAt(),
+    /** Customer tokens expire; the store's own tokens live until revoked. */
+    expiresAt: ts('expires_at'),
     revokedAt: ts('revoked_at'),
   },
   (t) => [
     primaryKey({ columns: [t.store, t.id] }),
     uniqueIndex('tokens_store_secret_hash_key').on(t.store, t.secretHash),
-    check('tokens_kind_check', sql`${t.kind} in ('admin', 'storefront')`),
+    index('tokens_store_customer_idx').on(t.store, t.customerId).where(sql`${t.customerId} is not null`),
+    check('tokens_kind_check', sql`${t.kind} in (${sql.raw(TOKEN_KIND_NAMES.map((k) => `'${k}'`).join(', '))})`),
+    check('tokens_customer_check', sql`(${t.kind} = 'customer') = (${t.customerId} is not null)`),
+  ],
+);
+
+/**
+ * A store's own identity provider: bearer JWTs whose `iss` and `aud` match are verified with its
+ * JWK Set (fetched from `jwks_url`, or given inline as `jwks`). One (issuer, audience) names one store.
+ */
+export const customerAuth = pgTable(
+  'customer_auth',
+  {
+    store: text('store').primaryKey().references(() => stores.slug),
+    issuer: text('issuer').notNull(),
+    audience: text('audience').notNull(),
+    jwksUrl: text('jwks_url'),
+    jwks: jsonb('jwks').$type<{ keys: Array<{ kty: string } & Record<string, unknown>> }>(),
+    createdAt: createdAt(),
+    updatedAt: ts('updated_at'),
+  },
+  (t) => [
+    uniqueIndex('customer_auth_issuer_audience_key').on(t.issuer, t.audience),
+    check('customer_auth_one_key_source_check', sql`(${t.jwksUrl} is null) <> (${t.jwks} is null)`),
   ],
 );
 
@@ -86,6 +115,21 @@ export const products = pgTable(
     // The last line of defence against overselling: stock can never go below zero.
     check('products_quantity_check', sql`${t.quantity} >= 0`),
   ],
+);
+
+/**
+ * The distinct words of product names, per store, for the one-typo rule of search. Filled by
+ * triggers on products (custom migration), so no write path has to remember it; words of renamed
+ * or deleted products stay, which costs a little space and never a wrong match (products are
+ * matched again by their own search column).
+ */
+export const productNameWords = pgTable(
+  'product_name_words',
+  {
+    store: store(),
+    word: text('word').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.store, t.word] })],
 );
 
 export const collections = pgTable(
@@ -238,22 +282,17 @@ export const orders = pgTable(
   ],
 );
 
-/** The product as it was when ordered, kept whole so later edits do not change past orders. */
-export interface ProductSnapshot {
-  id: string;
-  store: string;
-  status: 'DRAFT' | 'ACTIVE';
-  name: string;
-  slug: string;
-  description: string;
-  price: number;
-  originalPrice: number | null;
-  quantity: number;
-  sku: string;
-  createdAt: string;
-  updatedAt: string | null;
-  deletedAt: string | null;
-}
+/**
+ * The product as it was when ordered, kept whole so later edits do not change past orders: the
+ * product row with its timestamps as ISO strings (what the API shows).
+ */
+export type ProductSnapshot = {
+  [K in keyof typeof products.$inferSelect]: (typeof products.$inferSelect)[K] extends Date
+    ? string
+    : (typeof products.$inferSelect)[K] extends Date | null
+      ? string | null
+      : (typeof products.$inferSelect)[K];
+};
 
 export const orderLines = pgTable(
   'order_lines',
@@ -276,13 +315,18 @@ export const orderLines = pgTable(
 );
 
 /**
- * Safe retries: the first completed answer per store and key. A row in state `running` is a
+ * Safe retries: the first completed answer per store, caller and key. A row in state `running` is a
  * request still in flight; its lease lets a retry take over after a crash.
  */
 export const idempotencyKeys = pgTable(
   'idempotency_keys',
   {
     store: store(),
+    /**
+     * Whose key space: `customer:<id>` on customer routes, `token:<id>` or `customer:<id>` on
+     * POST /v1/carts. One caller's key never collides with, or reveals, another's.
+     */
+    caller: text('caller').notNull(),
     key: text('key').notNull(),
     fingerprint: text('fingerprint').notNull(),
     state: text('state', { enum: ['running', 'done'] }).notNull(),
@@ -293,7 +337,7 @@ export const idempotencyKeys = pgTable(
     expiresAt: ts('expires_at').notNull(),
   },
   (t) => [
-    primaryKey({ columns: [t.store, t.key] }),
+    primaryKey({ columns: [t.store, t.caller, t.key] }),
     index('idempotency_keys_store_expires_at_idx').on(t.store, t.expiresAt),
   ],
 );

@@ -10,7 +10,7 @@ import { openDatabase, type DatabaseHandle } from '../../src/db/client.js';
 import { loadConfig, type Config } from '../../src/plugins/config.js';
 import { copyTemplate, TEST_DATABASE_URL } from './database.js';
 
-export const ROOT_TOKEN = 'test-root-token-0123456789';
+export const ROOT_TOKEN = 'test-root-token-0123456789-abcdefghij';
 
 export interface Reply {
   status: number;
@@ -37,7 +37,7 @@ export interface TestApp {
 
 /** Environment of every test app; a test may override any of it. */
 export function testEnv(overrides: Record<string, string> = {}): Record<string, string> {
-  return { STOREFRONT_ROOT_TOKEN: ROOT_TOKEN, SEED_DEMO: 'false', LOG_LEVEL: 'silent', MAINTENANCE_INTERVAL_SECONDS: '0', RATE_LIMIT_PER_MINUTE: '0', ORDER_RATE_LIMIT_PER_MINUTE: '0', ...overrides };
+  return { STOREFRONT_ROOT_TOKEN: ROOT_TOKEN, SEED_DEMO: 'false', LOG_LEVEL: 'silent', MAINTENANCE_INTERVAL_SECONDS: '0', RATE_LIMIT_PER_MINUTE: '0', CLIENT_RATE_LIMIT_PER_MINUTE: '0', ORDER_RATE_LIMIT_PER_MINUTE: '0', GUEST_SESSIONS_PER_MINUTE: '0', WEBHOOK_POLL_INTERVAL_MS: '0', ...overrides };
 }
 
 /** Starts the app for this test file and closes it (and its database) when the file ends. */
@@ -52,7 +52,8 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
     database = await openDatabase({ dataDir: copy.dataDir });
   }
   const config = loadConfig(testEnv(env));
-  const app = await buildApp({ config, database });
+  // TEST_LOG_LEVEL=error shows what a failing test's app logged (5xx causes, with stacks).
+  const app = await buildApp({ config, database, logger: process.env.TEST_LOG_LEVEL ? { level: process.env.TEST_LOG_LEVEL } : false });
   await app.ready();
   after(async () => {
     await app.close();

@@ -5,13 +5,26 @@ import { ROOT_TOKEN, uniqueSlug, type TestApp } from './app.js';
 export interface TestStore {
   slug: string;
   admin: string;
+  /** Public: catalog, carts and guest sessions only. */
   storefront: string;
+  /** The shop's back end: every storefront route, for any customer. */
+  server: string;
 }
 
+/** A store with its admin and storefront tokens and a server token. */
 export async function createStore(t: TestApp, slug = uniqueSlug('s')): Promise<TestStore> {
   const r = await t.request('POST', '/api/v1/admin/stores', { token: ROOT_TOKEN, body: { slug } });
   assert.equal(r.status, 201, r.text);
-  return { slug, admin: r.json.tokens.admin, storefront: r.json.tokens.storefront };
+  const server = await t.request('POST', '/api/v1/admin/tokens', { token: r.json.tokens.admin, body: { kind: 'server' } });
+  assert.equal(server.status, 201, server.text);
+  return { slug, admin: r.json.tokens.admin, storefront: r.json.tokens.storefront, server: server.json.secret };
+}
+
+/** A customer token of the store for `customerId`, minted with its server token. */
+export async function mintCustomerToken(t: TestApp, store: TestStore, customerId: string, ttlSeconds?: number): Promise<{ id: string; secret: string }> {
+  const r = await t.request('POST', '/api/v1/customer-tokens', { token: store.server, body: { customerId, ttlSeconds } });
+  assert.equal(r.status, 201, r.text);
+  return { id: r.json.token.id, secret: r.json.secret };
 }
 
 export interface ProductFields {

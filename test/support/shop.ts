@@ -7,7 +7,7 @@ import type { TestStore } from './factories.js';
 export const ADDRESS = { zipcode: '01001-000', street: 'Rua A', number: '10', city: 'São Paulo', state: 'SP', country: 'BR' };
 
 export async function createAddress(t: TestApp, store: TestStore, customer = randomUUID()) {
-  const r = await t.request('POST', `/api/v1/${customer}/addresses`, { token: store.storefront, body: { address: ADDRESS } });
+  const r = await t.request('POST', `/api/v1/${customer}/addresses`, { token: store.server, body: { address: ADDRESS } });
   assert.equal(r.status, 201, r.text);
   return { customer, address: r.json.address };
 }
@@ -18,8 +18,9 @@ export async function createCart(t: TestApp, store: TestStore, products: Array<{
   return r.json.cart;
 }
 
-export function placeOrder(t: TestApp, store: TestStore, customer: string, body: Record<string, unknown>, headers: Record<string, string> = {}) {
-  return t.request('POST', `/api/v1/${customer}/orders`, { token: store.storefront, body, headers });
+/** Places an order with the store's server token (or `token`, a customer credential). */
+export function placeOrder(t: TestApp, store: TestStore, customer: string, body: Record<string, unknown>, headers: Record<string, string> = {}, token = store.server) {
+  return t.request('POST', `/api/v1/${customer}/orders`, { token, body, headers });
 }
 
 export async function stockOf(t: TestApp, store: TestStore, productId: string): Promise<number> {

@@ -3,18 +3,19 @@ import { Type } from '@sinclair/typebox';
 import { AppError } from '../../plugins/errors.js';
 import { errorResponses } from '../../lib/http-schemas.js';
 
-const Health = Type.Object({ status: Type.String({ examples: ['ok'] }) });
+const Health = Type.Object({ status: Type.String({ examples: ['ok'] }) }, { title: 'Health' });
 
 const operationsRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/health',
-    { schema: { tags: ['operations'], summary: 'The process is up', response: { 200: Health } } },
+    { schema: { operationId: 'getHealth', tags: ['operations'], summary: 'The process is up', response: { 200: Health } } },
     async () => ({ status: 'ok' }),
   );
   app.get(
     '/ready',
     {
       schema: {
+        operationId: 'getReadiness',
         tags: ['operations'],
         summary: 'The database answers',
         response: { 200: Health, ...errorResponses([], { isPublic: true }) },
