@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import pg from 'pg';
-import { visibleProductText } from '../src/modules/catalog/visibility.js';
+import { PRODUCT_COLUMN_NAMES, visibleProductText } from '../src/modules/catalog/visibility.js';
 import type { LoadResult } from './load.js';
 
 export interface SqlPlan {
@@ -25,7 +25,7 @@ export interface SqlPlan {
   seconds: number;
 }
 
-const PRODUCT = `p.id, p.store, p.status, p.name, p.slug, p.description, p.price, p.original_price, p.quantity, p.sku, p.created_at, p.updated_at, p.deleted_at`;
+const PRODUCT = Object.values(PRODUCT_COLUMN_NAMES).map((column) => `p.${column}`).join(', ');
 const CART = `id, store, case when status = 'PENDING' and expires_at <= now() then 'EXPIRED' else status end as status, customer_id, address_id, created_at, updated_at, deleted_at, expires_at`;
 
 const plan = JSON.parse(readFileSync(process.argv[2]!, 'utf8')) as SqlPlan;
@@ -87,7 +87,7 @@ async function order(c: pg.PoolClient, s: string, products: string[], cart: stri
   for (const p of taken) {
     await c.query(`insert into order_lines (store, order_id, product_id, quantity, unit_price, line_price, product) values ($1, $2, $3, 1, $4, $5, $6::jsonb)`, [s, o.rows[0].id, p.id, p.price, p.price, JSON.stringify(p)]);
   }
-  await c.query('update stores set catalog_version = catalog_version + 1 where slug = $1', [s]);
+  await c.query("select nextval(quote_ident('catalog_version_' || $1)::regclass)", [s]);
   if (cart) await c.query(`update carts set status = 'COMPLETED', customer_id = $3, address_id = $4, updated_at = now() where store = $1 and id = $2 and status = 'PENDING' and deleted_at is null returning id`, [s, cart, plan.customerId, plan.addressId]);
 }
 

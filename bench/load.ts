@@ -17,6 +17,8 @@ export interface LoadPlan {
   connections: number;
   warmupSeconds: number;
   seconds: number;
+  /** Send exactly this many requests instead of running for `seconds` (the sell-out check). */
+  amount?: number;
 }
 
 export interface LoadResult {
@@ -35,12 +37,12 @@ function pick<T>(list: T[], turn: number, sequential: boolean | undefined): T {
 // Shared by the warm-up and the measured run: a sequential body (a cart to order) is used once.
 let turn = 0;
 
-async function run(plan: LoadPlan, seconds: number): Promise<autocannon.Result> {
+async function run(plan: LoadPlan, seconds: number, amount?: number): Promise<autocannon.Result> {
   const headers: Record<string, string> = { authorization: `Bearer ${plan.token}`, 'content-type': 'application/json' };
   return autocannon({
     url: plan.url,
     connections: plan.connections,
-    duration: seconds,
+    ...(amount ? { amount } : { duration: seconds }),
     headers,
     requests: [
       {
@@ -57,12 +59,14 @@ async function run(plan: LoadPlan, seconds: number): Promise<autocannon.Result> 
 }
 
 const plan = JSON.parse(readFileSync(process.argv[2]!, 'utf8')) as LoadPlan;
-if (plan.warmupSeconds > 0) await run(plan, plan.warmupSeconds);
-const result = await run(plan, plan.seconds);
+if (plan.warmupSeconds > 0 && !plan.amount) await run(plan, plan.warmupSeconds);
+const started = performance.now();
+const result = await run(plan, plan.seconds, plan.amount);
+const elapsedSeconds = plan.amount ? (performance.now() - started) / 1000 : plan.seconds;
 const statusCodes = Object.fromEntries(Object.entries(result.statusCodeStats ?? {}).map(([code, s]) => [code, (s as { count: number }).count]));
 const output: LoadResult = {
   requests: result.requests.total,
-  rps: Math.round(result.requests.total / plan.seconds),
+  rps: Math.round(result.requests.total / elapsedSeconds),
   p50: result.latency.p50,
   p99: result.latency.p99,
   errors: result.non2xx + result.errors + result.timeouts,

@@ -4,6 +4,8 @@
  *   --products 10000        catalog sizes, comma-separated (e.g. 1000,100000)
  *   --embedded              PGlite in a temporary DATA_DIR instead of PostgreSQL (BENCH_DATABASE_URL)
  *   --seconds 10 --warmup 3 --connections 50 --only list-products,order-cart
+ *   --port 3900             the server's port (the ceiling server uses the next one, the receiver +50)
+ *   --no-webhooks           skip the webhook runs (order-from-products with an endpoint, backlog drain)
  * Results: a table on stdout, and bench/results/latest.{json,md} plus a dated JSON.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -16,7 +18,9 @@ import { openDatabase, type DatabaseHandle } from '../src/db/client.js';
 import { migrate } from '../src/db/migrate.js';
 import type { LoadPlan, LoadResult } from './load.js';
 import type { SqlPlan } from './ceiling-sql.js';
+import type { OrderCeilingPlan } from './ceiling-orders.js';
 import { seedBench, type BenchFixture } from './seed.js';
+import { measureDrain, startBenchReceiver, subscribe, type DrainResult } from './webhooks.js';
 
 const ROOT = new URL('../', import.meta.url).pathname;
 const { values } = parseArgs({
@@ -27,7 +31,12 @@ const { values } = parseArgs({
     warmup: { type: 'string', default: '3' },
     connections: { type: 'string', default: '50' },
     only: { type: 'string' },
+    // The catalog cache answers a repeated read from memory; without it every read asks the database.
+    'no-cache': { type: 'boolean', default: false },
+    webhooks: { type: 'boolean', default: true },
+    port: { type: 'string', default: '3900' },
   },
+  allowNegative: true,
 });
 const SIZES = values.products.split(',').map(Number);
 const SECONDS = Number(values.seconds);
@@ -36,37 +45,56 @@ const CONNECTIONS = Number(values.connections);
 const POOL = 20;
 const DATABASE_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/bench';
 /** `npm run serve` without its `node`: the benchmark starts the server exactly as deployed. */
-const SERVE_ARGS = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).scripts.serve as string).split(' ').slice(1);
+// The node arguments of `npm run serve` ("exec node <args>": exec makes npm's signals reach node).
+const SERVE_ARGS = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).scripts.serve as string).replace(/^exec /, '').split(' ').slice(1);
 
 interface Workload {
   name: string;
   kind: 'read' | 'write';
   method: LoadPlan['method'];
-  /** Paths and bodies for the service; `sql` names the write ceiling's statements. */
+  /** Paths and bodies for the service. */
   plan: (f: BenchFixture) => Pick<LoadPlan, 'paths' | 'bodies' | 'sequential'>;
+  /** Connections, when not the run's. */
+  connections?: number;
+  /** Writes: the physical ceiling (the minimal order transaction of this shape, bare PostgreSQL). */
+  ceiling?: OrderCeilingPlan['shape'];
+  /** Writes: the service's own statements as bare SQL (the older, second ceiling). */
   sql?: SqlPlan['workload'];
 }
 
 const order = (f: BenchFixture) => `/api/v1/${f.customerId}/orders`;
+function hotOrders(f: BenchFixture) {
+  return { paths: [order(f)], bodies: [JSON.stringify({ address: f.addressId, products: [{ id: f.hotProductIds[0], quantity: 1 }] })] };
+}
+/** Orders go with the customer's own token; everything else with the public storefront token. */
+const tokenOf = (w: { name: string }, f: BenchFixture) => (w.name.startsWith('order-') ? f.customer : f.storefront);
 const ALL_WORKLOADS: Workload[] = [
   { name: 'list-products', kind: 'read', method: 'GET', plan: () => ({ paths: ['/api/v1/products?limit=50'] }) },
   { name: 'list-collection-products', kind: 'read', method: 'GET', plan: (f) => ({ paths: [`/api/v1/products?collection=${f.collectionSlug}&limit=50`] }) },
   { name: 'product-by-slug', kind: 'read', method: 'GET', plan: (f) => ({ paths: f.slugs.map((s) => `/api/v1/products/${s}`) }) },
   { name: 'list-collections', kind: 'read', method: 'GET', plan: () => ({ paths: ['/api/v1/collections'] }) },
+  { name: 'search', kind: 'read', method: 'GET', plan: () => ({ paths: ['/api/v1/products?q=linen%20shi&limit=50'] }) },
+  { name: 'search-typo', kind: 'read', method: 'GET', plan: () => ({ paths: ['/api/v1/products?q=linnen%20sweater&limit=50'] }) },
+  { name: 'list-filtered', kind: 'read', method: 'GET', plan: () => ({ paths: ['/api/v1/products?minPrice=1000&maxPrice=5000&inStock=true&limit=50'] }) },
+  { name: 'list-deep', kind: 'read', method: 'GET', plan: (f) => ({ paths: [`/api/v1/products?limit=50&after=${f.deepCursor}`] }) },
   {
-    name: 'cart-create', kind: 'write', method: 'POST', sql: 'cart-create',
+    name: 'cart-create', kind: 'write', method: 'POST', ceiling: 'spread', sql: 'cart-create',
     plan: (f) => ({ paths: ['/api/v1/carts'], bodies: f.hotProductIds.map((id) => JSON.stringify({ products: [{ id, quantity: 1 }] })) }),
   },
   {
-    name: 'cart-add-line', kind: 'write', method: 'POST', sql: 'cart-add',
+    name: 'cart-add-line', kind: 'write', method: 'POST', ceiling: 'spread', sql: 'cart-add',
     plan: (f) => ({ paths: f.addCartIds.map((id) => `/api/v1/carts/${id}/products`), bodies: f.hotProductIds.map((id) => JSON.stringify({ id, quantity: 1 })) }),
   },
   {
-    name: 'order-from-products', kind: 'write', method: 'POST', sql: 'order-products',
+    // A random one of 1000 products per order: a big store's checkout.
+    name: 'order-spread', kind: 'write', method: 'POST', ceiling: 'spread', sql: 'order-products',
     plan: (f) => ({ paths: [order(f)], bodies: f.hotProductIds.map((id) => JSON.stringify({ address: f.addressId, products: [{ id, quantity: 1 }] })) }),
   },
+  // Every order on one product: a flash sale.
+  { name: 'order-hot', kind: 'write', method: 'POST', ceiling: 'hot-cte', plan: hotOrders },
+  { name: 'order-hot-200', kind: 'write', method: 'POST', ceiling: 'hot-cte', connections: 200, plan: hotOrders },
   {
-    name: 'order-from-cart', kind: 'write', method: 'POST', sql: 'order-cart',
+    name: 'order-from-cart', kind: 'write', method: 'POST', ceiling: 'spread', sql: 'order-cart',
     plan: (f) => ({ paths: [order(f)], bodies: f.orderCartIds.map((id) => JSON.stringify({ id, address: f.addressId })), sequential: true }),
   },
 ];
@@ -136,7 +164,8 @@ async function prepareDatabase(products: number): Promise<{ fixture: BenchFixtur
     cleanup = () => rmSync(dataDir, { recursive: true, force: true });
   } else {
     await createDatabaseIfMissing(DATABASE_URL);
-    database = await openDatabase({ url: DATABASE_URL, poolSize: 2 });
+    // Seeding 100000 products (with their search column) can outlast the service's 15 s statement limit on a busy machine.
+    database = await openDatabase({ url: DATABASE_URL, poolSize: 2, statementTimeoutMs: 600_000 });
     await database.db.execute(sql`drop schema if exists public cascade`);
     await database.db.execute(sql`create schema public`);
     env = { DATABASE_URL };
@@ -168,34 +197,93 @@ interface Row extends LoadResult {
   products: number;
   ceiling: LoadResult | null;
   ratio: number | null;
+  /** Writes: the service's own statements as bare SQL, and the ratio to it. */
+  pathCeiling?: LoadResult | null;
+  pathRatio?: number | null;
 }
 
-async function benchSize(products: number): Promise<{ rows: Row[]; peakRss: number }> {
+interface SelloutResult {
+  orders: number;
+  refused: number;
+  other: number;
+  quantityLeft: number;
+  rps: number;
+  p99: number;
+  passed: boolean;
+}
+
+const ratio = (a: LoadResult, b: LoadResult | null | undefined) => (b && b.rps > 0 ? Math.round((a.rps / b.rps) * 100) / 100 : null);
+
+/**
+ * The flash-sale check: 6000 orders of one unit from 200 connections on a product with 2000 in
+ * stock must make exactly 2000 orders, refuse the rest with 422 and leave 0: the run fails otherwise.
+ */
+async function sellout(base: string, fixture: BenchFixture): Promise<SelloutResult> {
+  console.error('   sellout');
+  const result = await runJson<LoadResult>('bench/load.ts', {
+    url: base, method: 'POST', token: fixture.customer, connections: 200, warmupSeconds: 0, seconds: 0, amount: 6000,
+    paths: [`/api/v1/${fixture.customerId}/orders`],
+    bodies: [JSON.stringify({ address: fixture.addressId, products: [{ id: fixture.selloutProductId, quantity: 1 }] })],
+  } satisfies LoadPlan);
+  const product = await fetch(`${base}/api/v1/admin/products/${fixture.selloutProductId}`, { headers: { authorization: `Bearer ${fixture.admin}` } });
+  const quantityLeft = ((await product.json()) as { product: { quantity: number } }).product.quantity;
+  const orders = result.statusCodes['201'] ?? 0;
+  const refused = result.statusCodes['422'] ?? 0;
+  const other = result.requests - orders - refused;
+  return { orders, refused, other, quantityLeft, rps: result.rps, p99: result.p99, passed: orders === 2000 && refused === 4000 && other === 0 && quantityLeft === 0 };
+}
+
+async function benchSize(products: number): Promise<{ rows: Row[]; peakRss: number; sellout: SelloutResult | null; ceilings: Partial<Record<OrderCeilingPlan['shape'], LoadResult>>; drain: DrainResult | null }> {
   console.error(`\n== ${products} products: seeding`);
   const { fixture, env, cleanup } = await prepareDatabase(products);
-  const port = 3900;
+  const port = Number(values.port);
   const base = `http://127.0.0.1:${port}`;
   const server = await startProcess(
     SERVE_ARGS,
-    { ...env, PORT: String(port), HOST: '127.0.0.1', SEED_DEMO: 'false', LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE: '0', ORDER_RATE_LIMIT_PER_MINUTE: '0', MAINTENANCE_INTERVAL_SECONDS: '0', DB_POOL_SIZE: String(POOL) },
+    {
+      ...env, PORT: String(port), HOST: '127.0.0.1', WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', SEED_DEMO: 'false', LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE: '0', CLIENT_RATE_LIMIT_PER_MINUTE: '0',
+      ORDER_RATE_LIMIT_PER_MINUTE: '0', MAINTENANCE_INTERVAL_SECONDS: '0', DB_POOL_SIZE: String(POOL), ...(values['no-cache'] ? { CATALOG_CACHE_ENTRIES: '0' } : {}),
+    },
     async () => (await fetch(`${base}/api/ready`)).ok,
   );
   const rows: Row[] = [];
   const answers: Record<string, string> = {};
-  {
-    for (const w of WORKLOADS) {
-      const plan = w.plan(fixture);
-      if (w.kind === 'read') {
-        const first = await fetch(base + plan.paths[0], { headers: { authorization: `Bearer ${fixture.storefront}` } });
-        answers[plan.paths[0]!] = await first.text();
-        if (!first.ok) throw new Error(`${w.name}: ${first.status} ${answers[plan.paths[0]!]!.slice(0, 200)}`);
-      }
-      console.error(`   ${w.name}`);
-      const result = await runJson<LoadResult>('bench/load.ts', {
-        url: base, method: w.method, token: fixture.storefront, connections: CONNECTIONS, warmupSeconds: WARMUP, seconds: SECONDS, ...plan,
-      } satisfies LoadPlan);
-      rows.push({ workload: w.name, products, ...result, ceiling: null, ratio: null });
+  for (const w of WORKLOADS) {
+    const plan = w.plan(fixture);
+    if (w.kind === 'read') {
+      const first = await fetch(base + plan.paths[0], { headers: { authorization: `Bearer ${fixture.storefront}` } });
+      answers[plan.paths[0]!] = await first.text();
+      if (!first.ok) throw new Error(`${w.name}: ${first.status} ${answers[plan.paths[0]!]!.slice(0, 200)}`);
     }
+    console.error(`   ${w.name}`);
+    const result = await runJson<LoadResult>('bench/load.ts', {
+      url: base, method: w.method, token: tokenOf(w, fixture), connections: w.connections ?? CONNECTIONS, warmupSeconds: WARMUP, seconds: SECONDS, ...plan,
+    } satisfies LoadPlan);
+    rows.push({ workload: w.name, products, ...result, ceiling: null, ratio: null });
+  }
+  const soldOut = values.only && !values.only.split(',').includes('sellout') ? null : await sellout(base, fixture);
+  // The same order workload again with one endpoint subscribed to order.created (its worker runs in
+  // the server, as deployed), then a backlog of 10,000 deliveries drained by that server.
+  let drain: DrainResult | null = null;
+  const withoutHook = rows.find((r) => r.workload === 'order-spread');
+  if (values.webhooks && !values.embedded && withoutHook) {
+    const receiver = await startBenchReceiver(port + 50).catch(async (error: unknown) => {
+      await stopProcess(server);
+      throw error;
+    });
+    const endpointId = await subscribe(base, fixture.admin, receiver.url).catch(async (error: unknown) => {
+      await Promise.all([stopProcess(server), receiver.close()]);
+      throw error;
+    });
+    console.error('   order-spread + webhook');
+    const w = WORKLOADS.find((x) => x.name === 'order-spread')!;
+    const result = await runJson<LoadResult>('bench/load.ts', {
+      url: base, method: w.method, token: tokenOf(w, fixture), connections: CONNECTIONS, warmupSeconds: WARMUP, seconds: SECONDS, ...w.plan(fixture),
+    } satisfies LoadPlan);
+    rows.push({ workload: 'order-spread+webhook', products, ...result, ceiling: withoutHook, ratio: null });
+    console.error('   webhook backlog drain');
+    drain = await measureDrain(DATABASE_URL, fixture.store, endpointId, 10000);
+    await receiver.close();
   }
   const peakRss = peakRssMb(server.pid!);
   await stopProcess(server);
@@ -217,48 +305,88 @@ async function benchSize(products: number): Promise<{ rows: Row[]; peakRss: numb
       rmSync(file, { force: true });
     }
   }
+  const ceilings: Partial<Record<OrderCeilingPlan['shape'], LoadResult>> = {};
   if (!values.embedded) {
+    // The physical ceilings, each measured once: every shape the workloads compare with, and the
+    // two-statement hot one for the record.
+    const shapes = new Set(WORKLOADS.flatMap((w) => (w.ceiling ? [w.ceiling] : [])));
+    if (shapes.has('hot-cte')) shapes.add('hot');
+    for (const shape of shapes) {
+      console.error(`   ceiling: minimal order transaction, ${shape}`);
+      ceilings[shape] = await runJson<LoadResult>('bench/ceiling-orders.ts', {
+        databaseUrl: DATABASE_URL, shape, store: fixture.store, customerId: fixture.customerId, addressId: fixture.addressId,
+        productIds: fixture.hotProductIds, concurrency: CONNECTIONS, warmupSeconds: WARMUP, seconds: SECONDS,
+      } satisfies OrderCeilingPlan);
+    }
     for (const row of rows) {
-      const w = WORKLOADS.find((x) => x.name === row.workload)!;
-      if (!w.sql) continue;
-      console.error(`   ceiling: ${row.workload} (bare SQL)`);
-      row.ceiling = await runJson<LoadResult>('bench/ceiling-sql.ts', {
-        databaseUrl: DATABASE_URL, workload: w.sql, store: fixture.store, token: fixture.storefront, customerId: fixture.customerId,
+      const w = WORKLOADS.find((x) => x.name === row.workload);
+      if (w?.ceiling) row.ceiling = ceilings[w.ceiling] ?? null;
+      if (!w?.sql) continue;
+      console.error(`   ceiling: ${row.workload} (the service's statements as bare SQL)`);
+      row.pathCeiling = await runJson<LoadResult>('bench/ceiling-sql.ts', {
+        databaseUrl: DATABASE_URL, workload: w.sql, store: fixture.store, token: tokenOf(w, fixture), customerId: fixture.customerId,
         addressId: fixture.addressId, productIds: fixture.hotProductIds, cartIds: w.sql === 'order-cart' ? fixture.ceilingOrderCartIds : fixture.addCartIds,
         concurrency: CONNECTIONS, poolSize: POOL, warmupSeconds: WARMUP, seconds: SECONDS,
       } satisfies SqlPlan);
     }
   }
-  for (const row of rows) row.ratio = row.ceiling && row.ceiling.rps > 0 ? Math.round((row.rps / row.ceiling.rps) * 100) / 100 : null;
+  for (const row of rows) {
+    row.ratio = ratio(row, row.ceiling);
+    if (row.pathCeiling) row.pathRatio = ratio(row, row.pathCeiling);
+  }
   cleanup();
-  return { rows, peakRss };
+  return { rows, peakRss, sellout: soldOut, ceilings, drain };
 }
 
 // The server runs as it would be deployed: compiled to JavaScript (`npm run build`), not through
 // tsx, with the node flags of `npm run serve` (they bound its memory).
 await runCommand('npx', ['tsc', '-p', 'tsconfig.build.json']);
-const runs: Array<{ products: number; rows: Row[]; peakRss: number }> = [];
+const runs: Array<{ products: number } & Awaited<ReturnType<typeof benchSize>>> = [];
 for (const size of SIZES) runs.push({ products: size, ...(await benchSize(size)) });
 
-const machine = `${cpus().length} cores (${cpus()[0]?.model.trim()}), ${Math.round(totalmem() / 2 ** 30)} GiB (${Math.round(freemem() / 2 ** 30)} free), Node ${process.version}, ${values.embedded ? 'PGlite' : 'PostgreSQL'}`;
+const machine = `${cpus().length} cores (${cpus()[0]?.model.trim()}), ${Math.round(totalmem() / 2 ** 30)} GiB (${Math.round(freemem() / 2 ** 30)} free), Node ${process.version}, ${values.embedded ? 'PGlite' : 'PostgreSQL'}${values['no-cache'] ? ', catalog cache off' : ''}`;
 const lines = [
   `Machine: ${machine}; ${CONNECTIONS} connections, ${WARMUP} s warm-up, ${SECONDS} s per workload.`,
   '',
-  '| products | workload | req/s | p50 ms | p99 ms | errors | ceiling req/s | ratio |',
-  '|---:|---|---:|---:|---:|---:|---:|---:|',
+  '| products | workload | req/s | p50 ms | p99 ms | errors | ceiling req/s | ratio | service SQL ceiling | ratio |',
+  '|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|',
 ];
 for (const run of runs) {
   for (const r of run.rows) {
-    lines.push(`| ${r.products} | ${r.workload} | ${r.rps} | ${r.p50} | ${r.p99} | ${r.errors} | ${r.ceiling?.rps ?? 'n/a'} | ${r.ratio ?? 'n/a'} |`);
+    const path = r.pathCeiling ? `${r.pathCeiling.rps} | ${r.pathRatio ?? 'n/a'}` : '|';
+    lines.push(`| ${r.products} | ${r.workload} | ${r.rps} | ${r.p50} | ${r.p99} | ${r.errors} | ${r.ceiling?.rps ?? 'n/a'} | ${r.ratio ?? 'n/a'} | ${path} |`);
   }
 }
 lines.push('', ...runs.map((r) => `Server peak RSS at ${r.products} products: ${r.peakRss} MB.`));
-const list = (products: number) => runs.find((r) => r.products === products)?.rows.find((x) => x.workload === 'list-products');
-if (runs.length > 1) {
-  const small = list(Math.min(...SIZES));
-  const large = list(Math.max(...SIZES));
-  if (small && large) lines.push(`Growth: list-products p50 ${large.p50} ms at ${Math.max(...SIZES)} products vs ${small.p50} ms at ${Math.min(...SIZES)}: ${(large.p50 / Math.max(small.p50, 1)).toFixed(2)}x.`);
+for (const run of runs) {
+  const c = run.ceilings;
+  if (Object.keys(c).length > 0) {
+    lines.push(`Physical ceilings at ${run.products} products (minimal order transaction, bare PostgreSQL, ${CONNECTIONS} connections): ` +
+      Object.entries(c).map(([shape, r]) => `${shape} ${r.rps} tx/s`).join(', ') + '.');
+  }
+  if (run.sellout) {
+    const s = run.sellout;
+    lines.push(`Sellout at ${run.products} products (2000 in stock, 6000 orders, 200 connections): ${s.orders} orders, ${s.refused} refused (422), ` +
+      `${s.other} other, ${s.quantityLeft} left, ${s.rps} req/s, p99 ${s.p99} ms: ${s.passed ? 'pass' : 'FAIL'}.`);
+  }
+  const hooked = run.rows.find((r) => r.workload === 'order-spread+webhook');
+  if (hooked?.ceiling && run.drain) {
+    lines.push(
+      `Webhooks at ${run.products} products: order-spread ${hooked.ceiling.rps} req/s without an endpoint, ${hooked.rps} with one ` +
+        `subscribed to order.created (${hooked.ratio}); a backlog of ${run.drain.backlog} deliveries drained in ${run.drain.seconds} s (${run.drain.perSecond}/s).`,
+    );
+  }
 }
+const find = (products: number, workload: string) => runs.find((r) => r.products === products)?.rows.find((x) => x.workload === workload);
+const growth = (label: string, large: Row | undefined, small: Row | undefined, what: string) => {
+  if (large && small) lines.push(`Growth: ${label} p50 ${large.p50} ms vs ${small.p50} ms ${what}: ${(large.p50 / Math.max(small.p50, 1)).toFixed(2)}x.`);
+};
+const [fewest, most] = [Math.min(...SIZES), Math.max(...SIZES)];
+if (runs.length > 1) {
+  growth('list-products', find(most, 'list-products'), find(fewest, 'list-products'), `at ${most} vs ${fewest} products`);
+  growth('search', find(most, 'search'), find(fewest, 'search'), `at ${most} vs ${fewest} products`);
+}
+growth('list-deep', find(most, 'list-deep'), find(most, 'list-products'), `(first page) at ${most} products`);
 const table = lines.join('\n');
 console.log(table);
 const stamp = new Date().toISOString().replace(/[:.]/g, '-');
@@ -266,3 +394,7 @@ const results = { machine, connections: CONNECTIONS, seconds: SECONDS, warmup: W
 writeFileSync(join(ROOT, 'bench/results/latest.json'), JSON.stringify(results, null, 2));
 writeFileSync(join(ROOT, `bench/results/${stamp}.json`), JSON.stringify(results, null, 2));
 writeFileSync(join(ROOT, 'bench/results/latest.md'), `${table}\n`);
+if (runs.some((r) => r.sellout && !r.sellout.passed)) {
+  console.error('the sellout check failed: the service sold more or fewer than it had');
+  process.exitCode = 1;
+}

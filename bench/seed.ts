@@ -7,20 +7,30 @@
 import { sql } from 'drizzle-orm';
 import { queryRows, type Database } from '../src/db/client.js';
 import { createStore } from '../src/modules/stores/service.js';
+import { mintCustomerToken } from '../src/modules/customers/service.js';
+import { encodeCursor, listBinding } from '../src/modules/catalog/cursor.js';
+import { visibleProduct } from '../src/modules/catalog/visibility.js';
+import { toIso } from '../src/lib/time.js';
 
 export interface BenchFixture {
   store: string;
   storefront: string;
   admin: string;
+  /** A customer token of `customerId`: orders are placed as the customer does. */
+  customer: string;
   collectionSlug: string;
   slugs: string[];
   hotProductIds: string[];
   customerId: string;
   addressId: string;
+  /** A visible product with exactly 2000 in stock, for the sell-out check. */
+  selloutProductId: string;
   /** Carts for the service's order-from-cart workload, and as many for the SQL ceiling. */
   orderCartIds: string[];
   ceilingOrderCartIds: string[];
   addCartIds: string[];
+  /** `after=` of a page of 50 near the end of the default list (newest first). */
+  deepCursor: string;
 }
 
 const HOT = 1000;
@@ -41,8 +51,14 @@ export async function seedBench(db: Database, products: number, cartsPerPool: nu
       (c.slug in (select 'collection-' || k from generate_series(2, 10) k) and p.slug = 'collection-1')
       or (c.slug in (select 'collection-' || k from generate_series(11, 15) k) and p.slug = 'collection-' || (substring(c.slug from 12)::int - 9))
       or (c.slug = 'collection-16' and p.slug in ('collection-2', 'collection-3')))`);
+  // Names from a small vocabulary (12 colours x 8 materials x 10 garments), so that search has
+  // realistic work: "linen shi" matches one product in 80, whatever the catalog size.
   await db.execute(sql`insert into products (store, status, name, slug, description, price, original_price, quantity, sku, created_at)
-    select ${store}, case when i % 10 = 0 then 'DRAFT' else 'ACTIVE' end, 'Product ' || i, 'product-' || i,
+    select ${store}, case when i % 10 = 0 then 'DRAFT' else 'ACTIVE' end,
+      (array['Red','Blue','Green','Black','White','Grey','Navy','Olive','Beige','Brown','Pink','Yellow'])[i % 12 + 1] || ' ' ||
+      (array['linen','wool','cotton','silk','denim','leather','cashmere','velvet'])[(i / 12) % 8 + 1] || ' ' ||
+      (array['shirt','sweater','trousers','jacket','scarf','dress','skirt','coat','blanket','cushion'])[(i / 96) % 10 + 1] || ' ' || i,
+      'product-' || i,
       '<p>Description of <strong>product ' || i || '</strong>.</p>', 100 + (i * 37) % 10000,
       case when i % 4 = 0 then 200 + (i * 37) % 10000 end,
       case when i <= ${HOT} then 1000000000 when i % 20 = 0 then 0 else (i * 13) % 100 end,
@@ -62,6 +78,11 @@ export async function seedBench(db: Database, products: number, cartsPerPool: nu
     db,
     sql`select id::text from products where store = ${store} and status = 'ACTIVE' and quantity = 1000000000
           and substring(slug from 9)::int % 97 <> 0 order by slug`,
+  );
+  const [sellout] = await queryRows<{ id: string }>(
+    db,
+    sql`insert into products (store, status, name, slug, description, price, quantity, sku)
+        values (${store}, 'ACTIVE', 'Flash sale', 'flash-sale', '<p>2000 units, then sold out.</p>', 990, 2000, 'FLASH-1') returning id::text`,
   );
   const customerId = '11111111-2222-4333-8444-555555555555';
   const [address] = await queryRows<{ id: string }>(
@@ -86,13 +107,23 @@ export async function seedBench(db: Database, products: number, cartsPerPool: nu
   await db.execute(sql`analyze`);
   const slugs: string[] = [];
   for (let i = 1; slugs.length < 1000 && i <= products; i += Math.max(1, Math.floor(products / 1500))) if (visible(i)) slugs.push(`product-${i}`);
+  // The cursor the API would hand out 60 products before the end of the visible catalog.
+  const [deep] = await queryRows<{ id: string; createdAt: Date | string }>(
+    db,
+    sql`select p.id::text as id, p.created_at as "createdAt" from products p where p.store = ${store} and ${visibleProduct('p')}
+        order by p.created_at asc, p.id asc offset 60 limit 1`,
+  );
+  const deepCursor = encodeCursor({ keys: [toIso(deep!.createdAt)], id: deep!.id }, listBinding({ store, sort: '-createdAt' }));
   return {
     store,
+    deepCursor,
     storefront: tokens.storefront,
     admin: tokens.admin,
+    customer: (await mintCustomerToken(db, store, customerId, 2592000)).secret,
     collectionSlug: 'collection-7',
     slugs,
     hotProductIds: hot.map((r) => r.id),
+    selloutProductId: sellout!.id,
     customerId,
     addressId: address!.id,
     orderCartIds: carts.order,
