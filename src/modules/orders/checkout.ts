@@ -2,10 +2,10 @@
  * Placing orders, fast under contention. A transaction locks the products it needs (in id order),
  * decides every order in memory against the locked stock, then writes them all in one statement
  * (stock, orders, lines, carts, idempotent answers) and commits: a product row stays locked for
- * one statement and the commit. Orders for the same products that arrive while such a transaction
- * runs are combined into the next one (a flash sale commits once per round, not once per order),
- * each still all or nothing, decided in arrival order, with its own answer, idempotency record and
- * `order.created` event.
+ * one statement and the commit. Orders of a store that arrive while such a transaction runs are
+ * combined into the next one, whatever their products (a flash sale, or a busy store's checkout,
+ * commits once per round, not once per order), each still all or nothing, decided in arrival
+ * order, with its own answer, idempotency record and `order.created` event.
  * Stock can never go below zero, whatever the concurrency or the number of processes.
  */
 import { randomUUID } from 'node:crypto';
@@ -65,7 +65,7 @@ export function assertOneSource(body: unknown): void {
 }
 
 export class Checkout {
-  /** Orders of a product list, combined per store and set of products. */
+  /** Orders of a product list, combined per store. */
   private readonly batcher = new KeyedBatcher<OrderRequest, Placed>((requests) => this.db.transaction((tx) => this.placeAll(tx, requests)));
 
   constructor(private readonly db: Database) {}
@@ -88,7 +88,7 @@ export class Checkout {
       });
     }
     const lines = sumLines(body.products ?? []);
-    return this.batcher.submit(`${store}\u0000${[...lines.keys()].sort().join(',')}`, { ...request, cartId: null, lines });
+    return this.batcher.submit(store, { ...request, cartId: null, lines });
   }
 
   /** Decides each order in turn against the locked stock, then writes the accepted ones at once. */
