@@ -36,9 +36,12 @@ let cartTurn = 0;
 
 async function transaction(client: pg.PoolClient, s: string): Promise<void> {
   await client.query('select id, kind from tokens where store = $1 and secret_hash = $2 and revoked_at is null', [s, tokenHash]);
+  const step = STEPS[plan.workload];
+  const inTransaction = await step.before?.(client, s);
+  if (!step.transaction) return;
   await client.query('begin');
   try {
-    await (STEPS[plan.workload])(client, s);
+    await step.transaction(client, s, inTransaction);
     await client.query('commit');
   } catch (error) {
     await client.query('rollback');
@@ -46,33 +49,54 @@ async function transaction(client: pg.PoolClient, s: string): Promise<void> {
   }
 }
 
-const STEPS: Record<SqlPlan['workload'], (c: pg.PoolClient, s: string) => Promise<void>> = {
-  'cart-create': async (c, s) => {
-    const product = random(plan.productIds);
-    await c.query(`select p.id::text as id, p.quantity, ${visibleProductText('p')} as visible from products p where p.store = $1 and p.id in ($2)`, [s, product]);
-    const cart = await c.query(`insert into carts (store, expires_at) values ($1, now() + make_interval(secs => $2)) returning ${CART}`, [s, 604800]);
-    await c.query(`insert into cart_lines (store, cart_id, product_id, quantity) values ($1, $2, $3, 1)
-      on conflict (store, cart_id, product_id) do update set quantity = cart_lines.quantity + excluded.quantity, updated_at = now() returning quantity`, [s, cart.rows[0].id, product]);
-    await c.query(`select ${PRODUCT}, l.quantity as line from cart_lines l join products p on p.store = l.store and p.id = l.product_id where l.store = $1 and l.cart_id = $2 order by l.position`, [s, cart.rows[0].id]);
+const productRead = `select ${PRODUCT}, ${visibleProductText('p')} as visible from products p where p.store = $1 and p.id in ($2)`;
+
+/** A workload's statements: some before its transaction (reads that lock nothing), then the transaction's. */
+interface Step {
+  before?: (c: pg.PoolClient, s: string) => Promise<string | undefined>;
+  transaction?: (c: pg.PoolClient, s: string, from: string | undefined) => Promise<void>;
+}
+
+const STEPS: Record<SqlPlan['workload'], Step> = {
+  'cart-create': {
+    // A new cart without an idempotency key is one statement, its own transaction.
+    before: async (c, s) => {
+      const product = random(plan.productIds);
+      await c.query(productRead, [s, product]);
+      await c.query(
+        `with cart as (insert into carts (store, expires_at) values ($1, now() + make_interval(secs => $2)) returning *),
+          lines as (insert into cart_lines (store, cart_id, product_id, quantity)
+            select $1, cart.id, (e.line->>0)::uuid, (e.line->>1)::int from cart, jsonb_array_elements($3::jsonb) with ordinality as e(line, n) order by e.n)
+          select ${CART} from cart`,
+        [s, 604800, JSON.stringify([[product, 1]])],
+      );
+      return undefined;
+    },
   },
-  'cart-add': async (c, s) => {
-    const cart = random(plan.cartIds);
-    const product = random(plan.productIds);
-    await c.query(`select ${CART} from carts where store = $1 and id = $2 and deleted_at is null for update`, [s, cart]);
-    await c.query('select quantity from cart_lines where store = $1 and cart_id = $2 and product_id = $3', [s, cart, product]);
-    await c.query(`select p.id::text as id, p.quantity, ${visibleProductText('p')} as visible from products p where p.store = $1 and p.id in ($2)`, [s, product]);
-    await c.query(`insert into cart_lines (store, cart_id, product_id, quantity) values ($1, $2, $3, 1)
-      on conflict (store, cart_id, product_id) do update set quantity = cart_lines.quantity + excluded.quantity, updated_at = now() returning quantity`, [s, cart, product]);
-    await c.query('update carts set updated_at = now(), expires_at = now() + make_interval(secs => $3) where store = $1 and id = $2', [s, cart, 604800]);
-    await c.query(`select ${CART} from carts where store = $1 and id = $2 and deleted_at is null`, [s, cart]);
-    await c.query(`select ${PRODUCT}, l.quantity as line from cart_lines l join products p on p.store = l.store and p.id = l.product_id where l.store = $1 and l.cart_id = $2 order by l.position`, [s, cart]);
+  'cart-add': {
+    before: async (c, s) => {
+      const product = random(plan.productIds);
+      await c.query(productRead, [s, product]);
+      return product;
+    },
+    transaction: async (c, s, product) => {
+      const cart = random(plan.cartIds);
+      await c.query(`select ${CART}, coalesce((select l.quantity from cart_lines l where l.store = carts.store and l.cart_id = carts.id and l.product_id = $3), 0) as line
+        from carts where store = $1 and id = $2 and deleted_at is null for update`, [s, cart, product]);
+      await c.query(`with line as (insert into cart_lines (store, cart_id, product_id, quantity) values ($1, $2, $3, 1)
+          on conflict (store, cart_id, product_id) do update set quantity = cart_lines.quantity + excluded.quantity, updated_at = now())
+        update carts set updated_at = now(), expires_at = now() + make_interval(secs => $4) where store = $1 and id = $2 returning ${CART}`, [s, cart, product, 604800]);
+      await c.query(`select ${PRODUCT}, l.quantity as line from cart_lines l join products p on p.store = l.store and p.id = l.product_id where l.store = $1 and l.cart_id = $2 order by l.position`, [s, cart]);
+    },
   },
-  'order-products': async (c, s) => order(c, s, [random(plan.productIds)], null),
-  'order-cart': async (c, s) => {
-    const cart = plan.cartIds[cartTurn++ % plan.cartIds.length]!;
-    await c.query(`select ${CART} from carts where store = $1 and id = $2 and deleted_at is null for update`, [s, cart]);
-    const lines = await c.query(`select p.id, l.quantity as line from cart_lines l join products p on p.store = l.store and p.id = l.product_id where l.store = $1 and l.cart_id = $2 order by l.position`, [s, cart]);
-    await order(c, s, lines.rows.map((r: { id: string }) => r.id), cart);
+  'order-products': { transaction: async (c, s) => order(c, s, [random(plan.productIds)], null) },
+  'order-cart': {
+    transaction: async (c, s) => {
+      const cart = plan.cartIds[cartTurn++ % plan.cartIds.length]!;
+      await c.query(`select ${CART} from carts where store = $1 and id = $2 and deleted_at is null for update`, [s, cart]);
+      const lines = await c.query(`select p.id, l.quantity as line from cart_lines l join products p on p.store = l.store and p.id = l.product_id where l.store = $1 and l.cart_id = $2 order by l.position`, [s, cart]);
+      await order(c, s, lines.rows.map((r: { id: string }) => r.id), cart);
+    },
   },
 };
 

@@ -43,6 +43,8 @@ test('POST /v1/carts creates a PENDING cart with the contract shape and totals',
   for (const k of ['id', 'store', 'status', 'name', 'slug', 'description', 'price', 'originalPrice', 'quantity', 'sku', 'createdAt', 'updatedAt', 'deletedAt']) assert.ok(k in first, k);
   const ttl = Date.parse(cart.expiresAt) - Date.parse(cart.createdAt);
   assert.ok(Math.abs(ttl - t.config.cartTtlSeconds * 1000) < 5000, 'expiresAt is createdAt + CART_TTL_SECONDS');
+  const stored = await t.request('GET', `/api/v1/carts/${cart.id}`, { token: s.storefront });
+  assert.deepEqual(stored.json.cart, cart, 'the answer is the cart as stored');
 });
 
 test('cart originalPrice is null when no line has one', async () => {

@@ -21,12 +21,8 @@ export interface CartLineRow extends ProductRecord {
   lineQuantity: number;
 }
 
-/** Stock and visibility of a product, for the availability check. */
-export interface Availability {
-  id: string;
-  quantity: number;
-  visible: boolean;
-}
+/** A product a line asks for: its fields as a cart shows them, and whether it can be sold now. */
+export type Availability = ProductRecord & { visible: boolean };
 
 const cartColumns = sql.raw(
   `id, store, case when status = 'PENDING' and expires_at <= now() then 'EXPIRED' else status end as status, ` +
@@ -34,10 +30,17 @@ const cartColumns = sql.raw(
     `deleted_at as "deletedAt", expires_at as "expiresAt"`,
 );
 
-export async function insertCart(db: Executor, store: string, ttlSeconds: number): Promise<CartRow> {
+/** Creates a cart holding these lines (product id, quantity), in this order: one statement. */
+export async function insertCart(db: Executor, store: string, ttlSeconds: number, lines: Array<[string, number]>): Promise<CartRow> {
   const [row] = await queryRows<CartRow>(
     db,
-    sql`insert into carts (store, expires_at) values (${store}, now() + make_interval(secs => ${ttlSeconds})) returning ${cartColumns}`,
+    sql`with cart as (
+          insert into carts (store, expires_at) values (${store}, now() + make_interval(secs => ${ttlSeconds})) returning *),
+        lines as (
+          insert into cart_lines (store, cart_id, product_id, quantity)
+          select ${store}, cart.id, (e.line->>0)::uuid, (e.line->>1)::int
+          from cart, jsonb_array_elements(${JSON.stringify(lines)}::jsonb) with ordinality as e(line, n) order by e.n)
+        select ${cartColumns} from cart`,
   );
   return row!;
 }
@@ -45,6 +48,19 @@ export async function insertCart(db: Executor, store: string, ttlSeconds: number
 /** A non-deleted cart. */
 export async function findCart(db: Executor, store: string, id: string): Promise<CartRow | undefined> {
   const [row] = await queryRows<CartRow>(db, sql`select ${cartColumns} from carts where store = ${store} and id = ${id} and deleted_at is null`);
+  return row;
+}
+
+/**
+ * Locks a non-deleted cart for the rest of the transaction (changes to one cart are serialized),
+ * with the quantity of its line of `productId` (0 without one).
+ */
+export async function lockCartLine(db: Executor, store: string, id: string, productId: string): Promise<(CartRow & { lineQuantity: number }) | undefined> {
+  const [row] = await queryRows<CartRow & { lineQuantity: number }>(
+    db,
+    sql`select ${cartColumns}, coalesce((select l.quantity from cart_lines l where l.store = carts.store and l.cart_id = carts.id and l.product_id = ${productId}), 0) as "lineQuantity"
+        from carts where store = ${store} and id = ${id} and deleted_at is null for update`,
+  );
   return row;
 }
 
@@ -79,21 +95,26 @@ export async function availability(db: Executor, store: string, productIds: stri
   if (productIds.length === 0) return new Map();
   const rows = await queryRows<Availability>(
     db,
-    sql`select p.id::text as id, p.quantity, ${sql.raw(visibleProductText('p'))} as visible from products p
+    sql`select ${productColumns('p')}, ${sql.raw(visibleProductText('p'))} as visible from products p
         where p.store = ${store} and p.id in (${sql.join(productIds.map((id) => sql`${id}`), sql`, `)})`,
   );
   return new Map(rows.map((r) => [r.id, r]));
 }
 
-/** Adds `quantity` to the line, creating it if needed; answers the line's new quantity. */
-export async function addToLine(db: Executor, store: string, cartId: string, productId: string, quantity: number): Promise<number> {
-  const [row] = await queryRows<{ quantity: number }>(
+/**
+ * Adds `quantity` to the line, creating it if needed, and records the change (see touchCart) in
+ * one statement; answers the cart as it is then.
+ */
+export async function addToLine(db: Executor, store: string, cartId: string, productId: string, quantity: number, ttlSeconds: number): Promise<CartRow> {
+  const [row] = await queryRows<CartRow>(
     db,
-    sql`insert into cart_lines (store, cart_id, product_id, quantity) values (${store}, ${cartId}, ${productId}, ${quantity})
-        on conflict (store, cart_id, product_id) do update set quantity = cart_lines.quantity + excluded.quantity, updated_at = now()
-        returning quantity`,
+    sql`with line as (
+          insert into cart_lines (store, cart_id, product_id, quantity) values (${store}, ${cartId}, ${productId}, ${quantity})
+          on conflict (store, cart_id, product_id) do update set quantity = cart_lines.quantity + excluded.quantity, updated_at = now())
+        update carts set updated_at = now(), expires_at = now() + make_interval(secs => ${ttlSeconds}) where store = ${store} and id = ${cartId}
+        returning ${cartColumns}`,
   );
-  return row!.quantity;
+  return row!;
 }
 
 export async function setLineQuantity(db: Executor, store: string, cartId: string, productId: string, quantity: number): Promise<void> {

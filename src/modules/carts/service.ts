@@ -39,28 +39,33 @@ async function lockPending(tx: Executor, store: string, id: string): Promise<rep
   return cart;
 }
 
-/** Creates a cart with the available lines; the others come back as warnings. */
+/**
+ * Creates a cart with the available lines; the others come back as warnings. A new cart locks
+ * nothing, so the products are read first and the cart is written in one statement (with its
+ * idempotent answer, when there is a key to keep, in one transaction).
+ */
 export async function createCart(db: Database, store: string, body: CreateCartBody, ttlSeconds: number, claim?: IdempotencyClaim | null) {
-  return db.transaction(async (tx) => {
-    const requested = sumLines(body.products);
-    const stock = await repo.availability(tx, store, [...requested.keys()]);
-    const warnings: Warning[] = [];
-    const accepted: Array<[string, number]> = [];
-    for (const [productId, quantity] of requested) {
-      const refused = refusal(productId, quantity, stock.get(productId));
-      if (refused) warnings.push(refused);
-      else accepted.push([productId, quantity]);
-    }
-    if (accepted.length === 0) {
-      throw new AppError('PRODUCT_UNAVAILABLE', 'none of the requested products is available', { errors: warnings });
-    }
-    const cart = await repo.insertCart(tx, store, ttlSeconds);
-    for (const [productId, quantity] of accepted) await repo.addToLine(tx, store, cart.id, productId, quantity);
-    const result: { cart: Awaited<ReturnType<typeof render>>; warnings?: Warning[] } = { cart: await render(tx, cart) };
+  const requested = sumLines(body.products);
+  const products = await repo.availability(db, store, [...requested.keys()]);
+  const warnings: Warning[] = [];
+  const accepted: Array<[string, number]> = [];
+  for (const [productId, quantity] of requested) {
+    const refused = refusal(productId, quantity, products.get(productId));
+    if (refused) warnings.push(refused);
+    else accepted.push([productId, quantity]);
+  }
+  if (accepted.length === 0) {
+    throw new AppError('PRODUCT_UNAVAILABLE', 'none of the requested products is available', { errors: warnings });
+  }
+  const create = async (tx: Executor) => {
+    const cart = await repo.insertCart(tx, store, ttlSeconds, accepted);
+    const lines = accepted.map(([productId, quantity]) => ({ ...products.get(productId)!, lineQuantity: quantity }));
+    const result: { cart: ReturnType<typeof cartView>; warnings?: Warning[] } = { cart: cartView(cart, lines) };
     if (warnings.length > 0) result.warnings = warnings;
     await completeIdempotencyKey(tx, claim, 201, result);
     return result;
-  });
+  };
+  return claim ? db.transaction(create) : create(db);
 }
 
 /** A non-deleted cart of the store, as it reads now. */
@@ -72,16 +77,16 @@ export async function getCart(db: Database, store: string, id: string) {
 
 /** Adds units of a product to the cart, to its line if it has one. */
 export async function addItemToCart(db: Database, store: string, id: string, line: { id: string; quantity: number }, ttlSeconds: number) {
+  const productId = line.id.toLowerCase();
+  // Carts hold no stock: the product is read as of now, before the cart is locked.
+  const product = (await repo.availability(db, store, [productId])).get(productId);
   return db.transaction(async (tx) => {
-    await lockPending(tx, store, id);
-    const productId = line.id.toLowerCase();
-    const current = (await repo.lineQuantity(tx, store, id, productId)) ?? 0;
-    const stock = await repo.availability(tx, store, [productId]);
-    const refused = refusal(productId, current + line.quantity, stock.get(productId));
+    const cart = await repo.lockCartLine(tx, store, id, productId);
+    if (!cart) throw new AppError('NOT_FOUND', `cart ${id} not found`);
+    assertCartPending(cart.status, id);
+    const refused = refusal(productId, cart.lineQuantity + line.quantity, product);
     if (refused) throwRefusal(refused);
-    await repo.addToLine(tx, store, id, productId, line.quantity);
-    await repo.touchCart(tx, store, id, ttlSeconds);
-    return { cart: await render(tx, (await repo.findCart(tx, store, id))!) };
+    return { cart: await render(tx, await repo.addToLine(tx, store, id, productId, line.quantity, ttlSeconds)) };
   });
 }
 
