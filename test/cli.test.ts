@@ -1,28 +1,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { join } from 'node:path';
-import { copyTemplate, ROOT, TEST_DATABASE_URL } from './support/database.js';
-import { call, inheritedEnv, startServerProcess } from './support/server-process.js';
+import { copyTemplate, TEST_DATABASE_URL } from './support/database.js';
+import { call, runCli, startServerProcess } from './support/server-process.js';
 
 const copy = TEST_DATABASE_URL ? undefined : copyTemplate();
 const dbEnv: Record<string, string> = copy ? { DATA_DIR: copy.dataDir } : { DATABASE_URL: TEST_DATABASE_URL! };
 
-function cli(...args: string[]) {
-  const r = spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, 'src/cli.ts'), ...args], {
-    cwd: ROOT,
-    env: { ...inheritedEnv(), SEED_DEMO: 'false', LOG_LEVEL: 'silent', ...dbEnv },
-    encoding: 'utf8',
-    timeout: 60000,
-  });
-  let json;
-  try {
-    json = JSON.parse(r.stdout);
-  } catch {
-    json = undefined;
-  }
-  return { status: r.status, stdout: r.stdout, stderr: r.stderr, json };
-}
+const cli = (...args: string[]) => runCli(dbEnv, ...args);
 
 test('store create prints the store and its tokens as JSON; the tokens work on the server', async (t) => {
   t.after(() => copy?.remove());

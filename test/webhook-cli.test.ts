@@ -1,27 +1,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { join } from 'node:path';
-import { copyTemplate, ROOT, TEST_DATABASE_URL } from './support/database.js';
+import { copyTemplate, TEST_DATABASE_URL } from './support/database.js';
+import { runCli } from './support/server-process.js';
 
 const copy = TEST_DATABASE_URL ? undefined : copyTemplate();
 const dbEnv: Record<string, string> = copy ? { DATA_DIR: copy.dataDir } : { DATABASE_URL: TEST_DATABASE_URL! };
 
-function cli(env: Record<string, string>, ...args: string[]) {
-  const r = spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, 'src/cli.ts'), ...args], {
-    cwd: ROOT,
-    env: { ...process.env, SEED_DEMO: 'false', LOG_LEVEL: 'silent', ...dbEnv, ...env },
-    encoding: 'utf8',
-    timeout: 60000,
-  });
-  let json;
-  try {
-    json = JSON.parse(r.stdout);
-  } catch {
-    json = undefined;
-  }
-  return { status: r.status, stdout: r.stdout, stderr: r.stderr, json };
-}
+const cli = (env: Record<string, string>, ...args: string[]) => runCli({ ...dbEnv, ...env }, ...args);
 
 test('webhook commands manage endpoints like the admin API, with the same SSRF guard', async (t) => {
   t.after(() => copy?.remove());
