@@ -52,15 +52,6 @@ export async function countAddresses(db: Executor, store: string, customerId: st
   return row?.n ?? 0;
 }
 
-/** The customer's own, non-deleted address with this id. */
-export async function findCustomerAddress(db: Executor, store: string, customerId: string, id: string): Promise<AddressRow | undefined> {
-  const [row] = await queryRows<AddressRow>(
-    db,
-    sql`select ${columns} from addresses where store = ${store} and id = ${id} and customer_id = ${customerId} and deleted_at is null`,
-  );
-  return row;
-}
-
 export async function findAddresses(db: Executor, store: string, ids: string[]): Promise<Map<string, AddressRow>> {
   if (ids.length === 0) return new Map();
   const rows = await queryRows<AddressRow>(

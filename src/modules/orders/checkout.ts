@@ -37,7 +37,7 @@ interface StockProblem {
 interface OrderRequest {
   store: string;
   customerId: string;
-  address: addresses.AddressRow;
+  addressId: string;
   cartId: string | null;
   lines: Map<string, number>;
   claim: IdempotencyClaim | null;
@@ -73,10 +73,7 @@ export class Checkout {
   /** Places an order from a cart or a product list; all or nothing. */
   async placeOrder(store: string, customerId: string, body: CreateOrderBody, claim: IdempotencyClaim | null): Promise<Placed> {
     assertOneSource(body);
-    // Addresses are never changed or deleted through the API: checked before any lock is taken.
-    const address = await addresses.findCustomerAddress(this.db, store, customerId, body.address);
-    if (!address) throw new AppError('ADDRESS_NOT_FOUND', `address ${body.address} is not an address of customer ${customerId}`);
-    const request = { store, customerId: customerId.toLowerCase(), address, claim };
+    const request = { store, customerId: customerId.toLowerCase(), addressId: body.address.toLowerCase(), claim };
     if (body.id !== undefined) {
       const cartId = body.id;
       return this.db.transaction(async (tx) => {
@@ -91,14 +88,20 @@ export class Checkout {
     return this.batcher.submit(store, { ...request, cartId: null, lines });
   }
 
-  /** Decides each order in turn against the locked stock, then writes the accepted ones at once. */
+  /** Decides each order in turn against its address and the locked stock, then writes the accepted ones at once. */
   private async placeAll(tx: Executor, requests: OrderRequest[]): Promise<Outcome[]> {
     const store = requests[0]!.store;
+    // Addresses are never changed through the API and a deleted one stays deleted: no lock needed.
+    const found = await addresses.findAddresses(tx, store, [...new Set(requests.map((r) => r.addressId))]);
     const ids = [...new Set(requests.flatMap((r) => [...r.lines.keys()]))].sort();
     const products = await repo.lockProducts(tx, store, ids);
     const stock = new Map([...products.values()].map((p) => [p.id, p.quantity]));
     const writes: repo.OrderWrites = { stock: [], orders: [], lines: [], keys: [], carts: [] };
     const outcomes = requests.map((request): Outcome => {
+      const address = found.get(request.addressId);
+      if (!address || address.customerId !== request.customerId || address.deletedAt) {
+        return { ok: false, error: new AppError('ADDRESS_NOT_FOUND', `address ${request.addressId} is not an address of customer ${request.customerId}`) };
+      }
       const problems: StockProblem[] = [];
       const lineIds = [...request.lines.keys()].sort();
       for (const id of lineIds) {
@@ -114,7 +117,7 @@ export class Checkout {
         // The product as ordered: its quantity is the stock left right after this order.
         return { product: { ...productFieldsView(products.get(id)!), quantity: stock.get(id)! } as ProductSnapshot, quantity };
       });
-      const order = this.record(writes, request, snapshots, products.get(lineIds[0]!)!.now);
+      const order = this.record(writes, request, address, snapshots, products.get(lineIds[0]!)!.now);
       return { ok: true, value: order };
     });
     if (writes.orders.length > 0) {
@@ -129,12 +132,12 @@ export class Checkout {
   }
 
   /** Adds one accepted order to the writes and answers it as the API shows it. */
-  private record(writes: repo.OrderWrites, request: OrderRequest, snapshots: Array<{ product: ProductSnapshot; quantity: number }>, now: Date): Placed {
+  private record(writes: repo.OrderWrites, request: OrderRequest, address: addresses.AddressRow, snapshots: Array<{ product: ProductSnapshot; quantity: number }>, now: Date): Placed {
     const id = randomUUID();
     const sum = totals(snapshots.map((s) => ({ price: s.product.price, originalPrice: s.product.originalPrice, quantity: s.quantity })));
     const lines = snapshots.map((s) => ({ orderId: id, product: s.product, quantity: s.quantity, linePrice: s.product.price * s.quantity }));
-    const row = { id, store: request.store, customerId: request.customerId, addressId: request.address.id, status: 'CREATED' as const, ...sum, createdAt: now, updatedAt: null, deletedAt: null };
-    const placed = { order: orderView(row, lines, request.address) };
+    const row = { id, store: request.store, customerId: request.customerId, addressId: address.id, status: 'CREATED' as const, ...sum, createdAt: now, updatedAt: null, deletedAt: null };
+    const placed = { order: orderView(row, lines, address) };
     writes.orders.push({ id, customer_id: row.customerId, address_id: row.addressId, cart_id: request.cartId, price: sum.price, original_price: sum.originalPrice, created_at: toIso(now) });
     for (const l of lines) writes.lines.push({ order_id: id, product_id: l.product.id, quantity: l.quantity, unit_price: l.product.price, line_price: l.linePrice, product: l.product });
     if (request.claim) writes.keys.push({ caller: request.claim.caller, key: request.claim.key, body: JSON.stringify(placed) });
