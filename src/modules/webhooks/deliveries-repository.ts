@@ -72,7 +72,6 @@ export interface ClaimedDelivery {
   data: unknown;
   url: string;
   secrets: string[];
-  failing: boolean;
 }
 
 /** Claims up to `limit` due deliveries of enabled endpoints for `leaseSeconds`. */
@@ -89,21 +88,23 @@ export async function claimDueDeliveries(db: Executor, limit: number, leaseSecon
         from due, events e, webhook_endpoints w
         where d.store = due.store and d.id = due.id and e.store = d.store and e.id = d.event_id and w.store = d.store and w.id = d.endpoint_id
         returning d.store, d.id, d.endpoint_id as "endpointId", d.attempts, d.lock_token as "lockToken", e.id as "eventId", e.type,
-          e.created_at as "eventCreatedAt", e.data, w.url, w.failing_since is not null as failing,
+          e.created_at as "eventCreatedAt", e.data, w.url,
           case when w.previous_secret is not null and w.previous_secret_expires_at > now()
                then array[w.secret, w.previous_secret] else array[w.secret] end as secrets`,
   );
 }
 
-/** A delivered attempt, and the end of the endpoint's failure window; one statement. */
-export async function recordDelivered(db: Executor, d: ClaimedDelivery, statusCode: number): Promise<void> {
+/** Delivered attempts, and the end of their endpoints' failure windows: one statement for all. */
+export async function recordDelivered(db: Executor, delivered: Array<{ delivery: ClaimedDelivery; statusCode: number }>): Promise<void> {
+  const rows = delivered.map(({ delivery: d, statusCode }) => ({ store: d.store, id: d.id, lock_token: d.lockToken, status_code: statusCode }));
   await db.execute(
-    sql`with done as (
-          update webhook_deliveries set status = 'delivered', attempts = attempts + 1, delivered_at = now(), last_status_code = ${statusCode},
+    sql`with x as (select * from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as x(store text, id uuid, lock_token uuid, status_code int)),
+        done as (
+          update webhook_deliveries d set status = 'delivered', attempts = d.attempts + 1, delivered_at = now(), last_status_code = x.status_code,
             last_error = null, lock_token = null
-          where store = ${d.store} and id = ${d.id} and lock_token = ${d.lockToken} returning endpoint_id)
-        update webhook_endpoints set failing_since = null
-        where ${d.failing} and store = ${d.store} and id in (select endpoint_id from done)`,
+          from x where d.store = x.store and d.id = x.id and d.lock_token = x.lock_token returning d.store, d.endpoint_id)
+        update webhook_endpoints w set failing_since = null
+        where w.failing_since is not null and (w.store, w.id) in (select store, endpoint_id from done)`,
   );
 }
 

@@ -5,6 +5,7 @@
  * insert delivery rows, and this loop picks them up on its next poll.
  */
 import type { Database } from '../../db/client.js';
+import { KeyedBatcher } from '../../lib/keyed-batcher.js';
 import * as repo from './deliveries-repository.js';
 import { postWebhook, type AttemptResult } from './sender.js';
 import { signatureHeader } from './signing.js';
@@ -42,6 +43,11 @@ export class DeliveryWorker {
   private readonly inFlight = new Set<Promise<void>>();
   /** True while every slot was filled: then a finished attempt wakes the loop to claim more. */
   private waitingForSlot = false;
+  /** Deliveries that succeed while the outcome of others is being written are written together next. */
+  private readonly delivered = new KeyedBatcher<{ delivery: repo.ClaimedDelivery; statusCode: number }, void>(async (outcomes) => {
+    await repo.recordDelivered(this.db, outcomes);
+    return outcomes.map(() => ({ ok: true as const, value: undefined }));
+  });
 
   constructor(
     private readonly db: Database,
@@ -127,7 +133,7 @@ export class DeliveryWorker {
   private async attempt(d: repo.ClaimedDelivery): Promise<void> {
     const result = await this.send(d);
     try {
-      if (result.error === null) await repo.recordDelivered(this.db, d, result.statusCode!);
+      if (result.error === null) await this.delivered.submit('delivered', { delivery: d, statusCode: result.statusCode! });
       else {
         const retryInSeconds = retryDelaySeconds(this.settings.retryScheduleSeconds, d.attempts + 1);
         await repo.recordAttemptFailed(this.db, d, { ...result, error: result.error, retryInSeconds, disableAfterHours: this.settings.disableAfterHours });
