@@ -5,7 +5,8 @@
  *   --embedded              PGlite in a temporary DATA_DIR instead of PostgreSQL (BENCH_DATABASE_URL)
  *   --seconds 10 --warmup 3 --connections 50 --only list-products,order-cart
  *   --port 3900             the server's port (the ceiling server uses the next one, the receiver +50)
- *   --no-webhooks           skip the webhook runs (order-from-products with an endpoint, backlog drain)
+ *   --no-webhooks           skip the webhook runs (order-spread with an endpoint, backlog drain)
+ *   --cpu-prof DIR          write the server's CPU profile (node --cpu-prof) to DIR
  * Results: a table on stdout, and bench/results/latest.{json,md} plus a dated JSON.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -35,6 +36,8 @@ const { values } = parseArgs({
     'no-cache': { type: 'boolean', default: false },
     webhooks: { type: 'boolean', default: true },
     port: { type: 'string', default: '3900' },
+    // A V8 CPU profile of the server (node --cpu-prof), written to this directory when it stops.
+    'cpu-prof': { type: 'string' },
   },
   allowNegative: true,
 });
@@ -46,7 +49,10 @@ const POOL = 20;
 const DATABASE_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/bench';
 /** `npm run serve` without its `node`: the benchmark starts the server exactly as deployed. */
 // The node arguments of `npm run serve` ("exec node <args>": exec makes npm's signals reach node).
-const SERVE_ARGS = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).scripts.serve as string).replace(/^exec /, '').split(' ').slice(1);
+const SERVE_ARGS = [
+  ...(values['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${values['cpu-prof']}`] : []),
+  ...(JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).scripts.serve as string).replace(/^exec /, '').split(' ').slice(1),
+];
 
 interface Workload {
   name: string;

@@ -66,6 +66,8 @@ export interface OrderWrites {
  * One statement writes every order of the transaction: the guarded stock updates (never below
  * zero), the orders, their lines, the carts they complete and their idempotent answers. Answers
  * how many products and carts it changed, for the caller to check against what it expected.
+ * Each update finds its rows by `= any(array(...))`: a join with a JSON record set alone is
+ * planned as a scan of the store's whole table (the planner guesses 100 rows for the set).
  */
 export async function writeOrders(db: Executor, store: string, w: OrderWrites): Promise<{ products: number; carts: number }> {
   const json = (rows: unknown[]) => sql`${JSON.stringify(rows)}::jsonb`;
@@ -74,7 +76,7 @@ export async function writeOrders(db: Executor, store: string, w: OrderWrites): 
     sql`with stock as (select * from jsonb_to_recordset(${json(w.stock)}) as s(id uuid, taken int)),
         taken as (
           update products p set quantity = p.quantity - s.taken from stock s
-          where p.store = ${store} and p.id = s.id and p.quantity >= s.taken returning p.id),
+          where p.store = ${store} and p.id = any(array(select id from stock)) and p.id = s.id and p.quantity >= s.taken returning p.id),
         new_orders as (
           insert into orders (store, id, customer_id, address_id, cart_id, price, original_price, created_at)
           select ${store}, o.* from jsonb_to_recordset(${json(w.orders)})
@@ -85,14 +87,16 @@ export async function writeOrders(db: Executor, store: string, w: OrderWrites): 
           select ${store}, l.* from jsonb_to_recordset(${json(w.lines)})
             as l(order_id uuid, product_id uuid, quantity int, unit_price int, line_price bigint, product jsonb)
           returning order_id),
+        keys as (select * from jsonb_to_recordset(${json(w.keys)}) as x(caller text, key text, body text)),
         answered as (
-          update idempotency_keys k set state = 'done', response_status = 201, response_body = x.body
-          from jsonb_to_recordset(${json(w.keys)}) as x(caller text, key text, body text)
-          where k.store = ${store} and k.caller = x.caller and k.key = x.key returning k.key),
+          update idempotency_keys k set state = 'done', response_status = 201, response_body = x.body from keys x
+          where k.store = ${store} and k.caller = any(array(select caller from keys)) and k.key = any(array(select key from keys))
+            and k.caller = x.caller and k.key = x.key returning k.key),
+        done_carts as (select * from jsonb_to_recordset(${json(w.carts)}) as x(id uuid, customer_id uuid, address_id uuid)),
         completed as (
-          update carts c set status = 'COMPLETED', customer_id = x.customer_id, address_id = x.address_id, updated_at = now()
-          from jsonb_to_recordset(${json(w.carts)}) as x(id uuid, customer_id uuid, address_id uuid)
-          where c.store = ${store} and c.id = x.id and c.status = 'PENDING' and c.deleted_at is null returning c.id)
+          update carts c set status = 'COMPLETED', customer_id = x.customer_id, address_id = x.address_id, updated_at = now() from done_carts x
+          where c.store = ${store} and c.id = any(array(select id from done_carts)) and c.id = x.id
+            and c.status = 'PENDING' and c.deleted_at is null returning c.id)
         select (select count(*) from taken)::int as products, (select count(*) from completed)::int as carts`,
   );
   return row!;
