@@ -82,6 +82,26 @@ test('the address must be one of this customer in this store: 422 ADDRESS_NOT_FO
   assert.equal(await stockOf(t, s, a.id), 10);
 });
 
+test('a wrong address refuses only its own order: from a cart the cart stays PENDING; orders combined with it are placed', async () => {
+  const s = await createStore(t);
+  const a = await createProduct(t, s, { quantity: 10 });
+  const mine = await createAddress(t, s);
+  const theirs = await createAddress(t, s);
+  const cart = await createCart(t, s, [{ id: a.id, quantity: 2 }]);
+  assertProblem(await placeOrder(t, s, mine.customer, { id: cart.id, address: theirs.address.id }), 422, 'ADDRESS_NOT_FOUND');
+  const still = await t.request('GET', `/api/v1/carts/${cart.id}`, { token: s.storefront });
+  assert.equal(still.json.cart.status, 'PENDING');
+  assert.equal(await stockOf(t, s, a.id), 10);
+  // Concurrent orders of one store are decided together: the refused one changes nothing of the others.
+  const answers = await Promise.all([
+    ...Array.from({ length: 4 }, () => placeOrder(t, s, mine.customer, { address: mine.address.id, products: [{ id: a.id, quantity: 1 }] })),
+    placeOrder(t, s, mine.customer, { address: theirs.address.id, products: [{ id: a.id, quantity: 1 }] }),
+  ]);
+  assert.deepEqual(answers.map((r) => r.status), [201, 201, 201, 201, 422]);
+  assertProblem(answers[4]!, 422, 'ADDRESS_NOT_FOUND');
+  assert.equal(await stockOf(t, s, a.id), 6);
+});
+
 test('exactly one of id and products: both or neither is 400; bad bodies are 400', async () => {
   const s = await createStore(t);
   const a = await createProduct(t, s);
