@@ -93,7 +93,7 @@ const ALL_WORKLOADS: Workload[] = [
   },
   {
     // A random one of 1000 products per order: a big store's checkout.
-    name: 'order-spread', kind: 'write', method: 'POST', ceiling: 'spread', sql: 'order-products',
+    name: 'order-spread', kind: 'write', method: 'POST', ceiling: 'spread',
     plan: (f) => ({ paths: [order(f)], bodies: f.hotProductIds.map((id) => JSON.stringify({ address: f.addressId, products: [{ id, quantity: 1 }] })) }),
   },
   // Every order on one product: a flash sale.
