@@ -5,6 +5,7 @@ import { sql } from 'drizzle-orm';
 import { queryRows } from '../src/db/client.js';
 import { expireCarts } from '../src/modules/carts/expiry-job.js';
 import { startTestApp } from './support/app.js';
+import { TEST_DATABASE_URL } from './support/database.js';
 import { addToCollection, assertProblem, createCollection, createProduct, createStore, type TestStore } from './support/factories.js';
 
 const t = await startTestApp();
@@ -264,6 +265,76 @@ test('20 concurrent adds of one unit to one cart all count', async () => {
   const r = await t.request('GET', `/api/v1/carts/${cart.id}`, { token: s.storefront });
   assert.equal(line(r.json.cart, a.id)?.order.quantity, 11);
   assert.equal(line(r.json.cart, b.id)?.order.quantity, 10);
+});
+
+test('40 concurrent new carts of a store, combined: each answer is its cart as stored, refusals only refuse their own, every key its own answer', async () => {
+  const s = await createStore(t);
+  const a = await createProduct(t, s, { quantity: 5, price: 10 });
+  const b = await createProduct(t, s, { quantity: 5, price: 20 });
+  const hidden = await createProduct(t, s, { status: 'DRAFT' });
+  // Every fourth asks only for what cannot be had (422, no cart); every third asks too much of b (a warning).
+  const bodies = Array.from({ length: 40 }, (_, i) =>
+    i % 4 === 3 ? [{ id: hidden.id, quantity: 1 }] : [{ id: a.id, quantity: 1 + (i % 5) }, { id: b.id, quantity: i % 3 === 0 ? 6 : 1 }],
+  );
+  const keys = bodies.map(() => randomUUID());
+  const answers = await Promise.all(
+    bodies.map((products, i) => t.request('POST', '/api/v1/carts', { token: s.storefront, body: { products }, headers: { 'idempotency-key': keys[i]! } })),
+  );
+  for (const [i, r] of answers.entries()) {
+    if (i % 4 === 3) {
+      assertProblem(r, 422, 'PRODUCT_UNAVAILABLE');
+      continue;
+    }
+    assert.equal(r.status, 201, r.text);
+    const expected = i % 3 === 0 ? [[a.id, 1 + (i % 5)]] : [[a.id, 1 + (i % 5)], [b.id, 1]];
+    assert.deepEqual(r.json.cart.products.map((l: { id: string; order: { quantity: number } }) => [l.id, l.order.quantity]), expected);
+    if (i % 3 === 0) assert.deepEqual(r.json.warnings, [{ productId: b.id, code: 'INSUFFICIENT_STOCK', requested: 6, available: 5 }]);
+    else assert.equal(r.json.warnings, undefined);
+    const stored = await t.request('GET', `/api/v1/carts/${r.json.cart.id}`, { token: s.storefront });
+    assert.deepEqual(stored.json.cart, r.json.cart, 'the answer is the cart as stored');
+  }
+  const created = answers.filter((r) => r.status === 201);
+  const rows = await queryRows<{ n: number; at: number }>(t.database.db, sql`select count(*)::int as n, count(distinct created_at)::int as at from carts where store = ${s.slug}`);
+  assert.equal(rows[0]!.n, created.length, 'a refused request stores no cart');
+  console.log(`# ${created.length} carts created in ${rows[0]!.at} statements`);
+  // PGlite runs one query at a time, so requests rarely overlap a running round there.
+  if (TEST_DATABASE_URL) assert.ok(rows[0]!.at < created.length, `carts were combined: ${created.length} carts in ${rows[0]!.at} statements`);
+  for (const [i, key] of keys.entries()) {
+    const again = await t.request('POST', '/api/v1/carts', { token: s.storefront, body: { products: bodies[i] }, headers: { 'idempotency-key': key } });
+    assert.equal(again.headers['idempotent-replayed'], 'true');
+    assert.equal(again.text, answers[i]!.text);
+  }
+});
+
+test('concurrent adds to several carts, combined: each decided in arrival order against its cart, refusals and missing carts only refuse their own', async () => {
+  const s = await createStore(t);
+  const scarce = await createProduct(t, s, { quantity: 10, price: 3 });
+  const other = await createProduct(t, s, { quantity: 100 });
+  const carts = [await newCart(s, [{ id: other.id, quantity: 1 }]), await newCart(s, [{ id: other.id, quantity: 2 }]), await newCart(s, [{ id: other.id, quantity: 3 }])];
+  const completed = await newCart(s, [{ id: other.id, quantity: 1 }]);
+  await t.database.db.execute(sql`update carts set status = 'COMPLETED' where id = ${completed.id}`);
+  const missing = randomUUID();
+  const targets = [...Array.from({ length: 45 }, (_, i) => carts[i % 3]!.id), missing, completed.id];
+  const answers = await Promise.all(targets.map((id) => t.request('POST', `/api/v1/carts/${id}/products`, { token: s.storefront, body: { id: scarce.id, quantity: 1 } })));
+  assertProblem(answers[45]!, 404, 'NOT_FOUND');
+  assertProblem(answers[46]!, 409, 'CART_NOT_PENDING');
+  for (const cart of carts) {
+    const mine = answers.slice(0, 45).filter((_, i) => targets[i] === cart.id);
+    const added = mine.filter((r) => r.status === 200);
+    assert.equal(added.length, 10, 'a cart takes the scarce product up to its stock');
+    assert.deepEqual(added.map((r) => line(r.json.cart, scarce.id)!.order.quantity).sort((x, y) => x - y), [1, 2, 3, 4, 5, 6, 7, 8, 9, 10], 'each add saw the ones before it');
+    for (const r of mine.filter((r) => r.status !== 200)) {
+      assertProblem(r, 422, 'INSUFFICIENT_STOCK');
+      assert.deepEqual(r.json.errors, [{ productId: scarce.id, code: 'INSUFFICIENT_STOCK', requested: 11, available: 10 }]);
+    }
+    const last = added.find((r) => line(r.json.cart, scarce.id)!.order.quantity === 10)!;
+    const stored = await t.request('GET', `/api/v1/carts/${cart.id}`, { token: s.storefront });
+    assert.deepEqual(stored.json.cart, last.json.cart, 'the last add answers the cart as stored');
+    assert.deepEqual(stored.json.cart.products.map((l: { id: string }) => l.id), [other.id, scarce.id], 'a new line comes after the lines before it');
+  }
+  const rounds = new Set(answers.filter((r) => r.status === 200).map((r) => r.json.cart.updatedAt)).size;
+  console.log(`# 30 adds in ${rounds} transactions`);
+  if (TEST_DATABASE_URL) assert.ok(rounds < 30, `adds were combined: 30 adds in ${rounds} transactions`);
 });
 
 test('concurrent removals and adds never lose a change, and never add to a deleted cart', async () => {

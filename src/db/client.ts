@@ -5,7 +5,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { PgDatabase, PgQueryResultHKT, PgTransaction } from 'drizzle-orm/pg-core';
-import type { ExtractTablesWithRelations, SQL } from 'drizzle-orm';
+import { sql, type ExtractTablesWithRelations, type SQL } from 'drizzle-orm';
 import * as schema from './schema.js';
 import { acquireDataDirLock, type DataDirLock } from './data-dir-lock.js';
 
@@ -115,6 +115,11 @@ async function openPglite(dataDir: string | undefined): Promise<DatabaseHandle> 
     },
     poolStats: () => ({ total: 1, idle: 1, waiting: 0 }),
   };
+}
+
+/** Values as a parameter list, for `in (...)`. */
+export function valueList(values: string[]): SQL {
+  return sql.join(values.map((value) => sql`${value}`), sql`, `);
 }
 
 /** Runs raw SQL and returns its rows (the same on both back ends). */

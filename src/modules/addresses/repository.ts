@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { queryRows, type Executor } from '../../db/client.js';
+import { queryRows, valueList, type Executor } from '../../db/client.js';
 import type { AddressInput } from './schemas.js';
 
 export interface AddressRow {
@@ -56,7 +56,7 @@ export async function findAddresses(db: Executor, store: string, ids: string[]):
   if (ids.length === 0) return new Map();
   const rows = await queryRows<AddressRow>(
     db,
-    sql`select ${columns} from addresses where store = ${store} and id in (${sql.join(ids.map((id) => sql`${id}`), sql`, `)})`,
+    sql`select ${columns} from addresses where store = ${store} and id in (${valueList(ids)})`,
   );
   return new Map(rows.map((r) => [r.id, r]));
 }

@@ -1,7 +1,9 @@
-/** Cart SQL. Every change runs in a transaction that first locks the cart row. */
+/** Cart SQL. Every change to an existing cart runs in a transaction that first locks the cart row. */
 import { sql } from 'drizzle-orm';
-import { queryRows, type Executor } from '../../db/client.js';
+import { queryRows, valueList, type Executor } from '../../db/client.js';
 import { productColumns, visibleProductText, type ProductRecord } from '../catalog/visibility.js';
+import { asDate, toIso } from '../../lib/time.js';
+import { completeKeysStep } from '../idempotency/repository.js';
 import type { CartStatus } from './state.js';
 
 export interface CartRow {
@@ -22,7 +24,7 @@ export interface CartLineRow extends ProductRecord {
 }
 
 /** A product a line asks for: its fields as a cart shows them, and whether it can be sold now. */
-export type Availability = ProductRecord & { visible: boolean };
+export type Availability = ProductRecord & { visible: boolean; now: Date };
 
 const cartColumns = sql.raw(
   `id, store, case when status = 'PENDING' and expires_at <= now() then 'EXPIRED' else status end as status, ` +
@@ -30,19 +32,27 @@ const cartColumns = sql.raw(
     `deleted_at as "deletedAt", expires_at as "expiresAt"`,
 );
 
-/** Creates a cart holding these lines (product id, quantity), in this order: one statement. */
-export async function insertCart(db: Executor, store: string, ttlSeconds: number, lines: Array<[string, number]>): Promise<CartRow> {
-  const [row] = await queryRows<CartRow>(
-    db,
-    sql`with cart as (
-          insert into carts (store, expires_at) values (${store}, now() + make_interval(secs => ${ttlSeconds})) returning *),
-        lines as (
+/** New carts with their lines and idempotent answers, decided beforehand: written in one statement. */
+export interface NewCarts {
+  carts: Array<{ id: string; created_at: string; expires_at: string }>;
+  /** (cart id, product id, quantity), in the order each cart shows its lines. */
+  lines: Array<[string, string, number]>;
+  keys: Array<{ caller: string; key: string; body: string }>;
+}
+
+export async function insertCarts(db: Executor, store: string, w: NewCarts): Promise<void> {
+  const json = (rows: unknown[]) => sql`${JSON.stringify(rows)}::jsonb`;
+  await db.execute(
+    sql`with new_carts as (
+          insert into carts (store, id, created_at, expires_at)
+          select ${store}, c.* from jsonb_to_recordset(${json(w.carts)}) as c(id uuid, created_at timestamptz, expires_at timestamptz)),
+        new_lines as (
           insert into cart_lines (store, cart_id, product_id, quantity)
-          select ${store}, cart.id, (e.line->>0)::uuid, (e.line->>1)::int
-          from cart, jsonb_array_elements(${JSON.stringify(lines)}::jsonb) with ordinality as e(line, n) order by e.n)
-        select ${cartColumns} from cart`,
+          select ${store}, (e.line->>0)::uuid, (e.line->>1)::uuid, (e.line->>2)::int
+          from jsonb_array_elements(${json(w.lines)}) with ordinality as e(line, n) order by e.n),
+        ${completeKeysStep(store, w.keys, 201)}
+        select 1`,
   );
-  return row!;
 }
 
 /** A non-deleted cart. */
@@ -52,16 +62,16 @@ export async function findCart(db: Executor, store: string, id: string): Promise
 }
 
 /**
- * Locks a non-deleted cart for the rest of the transaction (changes to one cart are serialized),
- * with the quantity of its line of `productId` (0 without one).
+ * Locks the non-deleted carts among `ids` in id order (so combined changes cannot deadlock), with
+ * the transaction's time at the API's precision.
  */
-export async function lockCartLine(db: Executor, store: string, id: string, productId: string): Promise<(CartRow & { lineQuantity: number }) | undefined> {
-  const [row] = await queryRows<CartRow & { lineQuantity: number }>(
+export async function lockCarts(db: Executor, store: string, ids: string[]): Promise<Map<string, CartRow & { now: Date }>> {
+  const rows = await queryRows<CartRow & { now: Date }>(
     db,
-    sql`select ${cartColumns}, coalesce((select l.quantity from cart_lines l where l.store = carts.store and l.cart_id = carts.id and l.product_id = ${productId}), 0) as "lineQuantity"
-        from carts where store = ${store} and id = ${id} and deleted_at is null for update`,
+    sql`select ${cartColumns}, now()::timestamptz(3) as now from carts
+        where store = ${store} and id in (${valueList(ids)}) and deleted_at is null order by id for update`,
   );
-  return row;
+  return new Map(rows.map((r) => [r.id, { ...r, now: asDate(r.now) }]));
 }
 
 /** Locks a non-deleted cart for the rest of the transaction: changes to one cart are serialized. */
@@ -75,12 +85,25 @@ export async function lockCart(db: Executor, store: string, id: string): Promise
 
 /** The cart's lines with their products' current fields, in the order they were added. */
 export async function cartLines(db: Executor, store: string, cartId: string): Promise<CartLineRow[]> {
-  return queryRows<CartLineRow>(
+  return (await linesOfCarts(db, store, [cartId])).get(cartId) ?? [];
+}
+
+/** The same for several carts, by cart id. */
+export async function linesOfCarts(db: Executor, store: string, cartIds: string[]): Promise<Map<string, CartLineRow[]>> {
+  if (cartIds.length === 0) return new Map();
+  const rows = await queryRows<CartLineRow & { cartId: string }>(
     db,
-    sql`select ${productColumns('p')}, l.quantity as "lineQuantity" from cart_lines l
+    sql`select l.cart_id as "cartId", ${productColumns('p')}, l.quantity as "lineQuantity" from cart_lines l
         join products p on p.store = l.store and p.id = l.product_id
-        where l.store = ${store} and l.cart_id = ${cartId} order by l.position`,
+        where l.store = ${store} and l.cart_id in (${valueList(cartIds)}) order by l.cart_id, l.position`,
   );
+  const byCart = new Map<string, CartLineRow[]>();
+  for (const { cartId, ...line } of rows) {
+    const lines = byCart.get(cartId) ?? [];
+    if (lines.length === 0) byCart.set(cartId, lines);
+    lines.push(line);
+  }
+  return byCart;
 }
 
 export async function lineQuantity(db: Executor, store: string, cartId: string, productId: string): Promise<number | undefined> {
@@ -91,30 +114,31 @@ export async function lineQuantity(db: Executor, store: string, cartId: string, 
   return row?.quantity;
 }
 
+/** The products among `productIds`, as of now, with whether they can be sold and the time at the API's precision. */
 export async function availability(db: Executor, store: string, productIds: string[]): Promise<Map<string, Availability>> {
   if (productIds.length === 0) return new Map();
   const rows = await queryRows<Availability>(
     db,
-    sql`select ${productColumns('p')}, ${sql.raw(visibleProductText('p'))} as visible from products p
-        where p.store = ${store} and p.id in (${sql.join(productIds.map((id) => sql`${id}`), sql`, `)})`,
+    sql`select ${productColumns('p')}, ${sql.raw(visibleProductText('p'))} as visible, now()::timestamptz(3) as now from products p
+        where p.store = ${store} and p.id in (${valueList(productIds)})`,
   );
-  return new Map(rows.map((r) => [r.id, r]));
+  return new Map(rows.map((r) => [r.id, { ...r, now: asDate(r.now) }]));
 }
 
 /**
- * Adds `quantity` to the line, creating it if needed, and records the change (see touchCart) in
- * one statement; answers the cart as it is then.
+ * Sets lines of locked carts to the quantities decided for them (new ones are added in this
+ * order) and records the change on each cart: `updatedAt` is `now`, the expiry `expiresAt`.
  */
-export async function addToLine(db: Executor, store: string, cartId: string, productId: string, quantity: number, ttlSeconds: number): Promise<CartRow> {
-  const [row] = await queryRows<CartRow>(
-    db,
-    sql`with line as (
-          insert into cart_lines (store, cart_id, product_id, quantity) values (${store}, ${cartId}, ${productId}, ${quantity})
-          on conflict (store, cart_id, product_id) do update set quantity = cart_lines.quantity + excluded.quantity, updated_at = now())
-        update carts set updated_at = now(), expires_at = now() + make_interval(secs => ${ttlSeconds}) where store = ${store} and id = ${cartId}
-        returning ${cartColumns}`,
+export async function writeLines(db: Executor, store: string, lines: Array<[string, string, number]>, touched: { ids: string[]; now: Date; expiresAt: Date }): Promise<void> {
+  await db.execute(
+    sql`with changed as (
+          insert into cart_lines (store, cart_id, product_id, quantity)
+          select ${store}, (e.line->>0)::uuid, (e.line->>1)::uuid, (e.line->>2)::int
+          from jsonb_array_elements(${JSON.stringify(lines)}::jsonb) with ordinality as e(line, n) order by e.n
+          on conflict (store, cart_id, product_id) do update set quantity = excluded.quantity, updated_at = now())
+        update carts set updated_at = ${toIso(touched.now)}, expires_at = ${toIso(touched.expiresAt)}
+        where store = ${store} and id in (${valueList(touched.ids)})`,
   );
-  return row!;
 }
 
 export async function setLineQuantity(db: Executor, store: string, cartId: string, productId: string, quantity: number): Promise<void> {

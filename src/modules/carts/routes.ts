@@ -2,6 +2,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { storeOf } from '../../plugins/authentication.js';
 import { errorResponses } from '../../lib/http-schemas.js';
+import { CombinedCartWrites } from './combined-writes.js';
 import * as S from './schemas.js';
 import * as carts from './service.js';
 
@@ -10,6 +11,7 @@ const changeErrors = errorResponses(['NOT_FOUND', 'CART_EXPIRED', 'CART_NOT_PEND
 
 const cartRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const ttl = () => app.config.cartTtlSeconds;
+  const combined = new CombinedCartWrites(app.db, app.config.cartTtlSeconds);
 
   app.post(
     '/v1/carts',
@@ -22,7 +24,7 @@ const cartRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 201: S.CreatedCartEnvelope, ...errorResponses(['PRODUCT_UNAVAILABLE', 'IDEMPOTENCY_KEY_REUSED', 'IDEMPOTENCY_KEY_IN_USE']) },
       },
     },
-    async (request, reply) => reply.code(201).send(await carts.createCart(app.db, storeOf(request), request.body, ttl(), request.idempotency)),
+    async (request, reply) => reply.code(201).send(await combined.createCart(storeOf(request), request.body, request.idempotency ?? null)),
   );
   app.get(
     '/v1/carts/:id',
@@ -34,7 +36,7 @@ const cartRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       schema: { operationId: 'addCartLine', tags, summary: 'Add a product to a cart', params: S.CartParams, body: S.LineRequest, response: { 200: S.CartEnvelope, ...changeErrors } },
     },
-    async (request) => carts.addItemToCart(app.db, storeOf(request), request.params.id, request.body, ttl()),
+    async (request) => combined.addItemToCart(storeOf(request), request.params.id, request.body),
   );
   app.patch(
     '/v1/carts/:id/products/:pid',

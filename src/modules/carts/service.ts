@@ -2,12 +2,12 @@
  * Cart rules. Every change locks the cart row first, so concurrent changes to one cart are
  * serialized and never lose a line or a quantity. Carts do not reserve stock: a line is accepted
  * when the product is visible and its stock covers the line's whole quantity at that moment.
+ * Creating carts and adding products, the busy writes, are combined per store (combined-writes.ts).
  */
 import type { Database, Executor } from '../../db/client.js';
 import { AppError } from '../../plugins/errors.js';
-import { completeIdempotencyKey, type IdempotencyClaim } from '../idempotency/plugin.js';
 import * as repo from './repository.js';
-import type { CreateCartBody, Warning } from './schemas.js';
+import type { Warning } from './schemas.js';
 import { assertCartPending } from './state.js';
 import { cartView } from './views.js';
 
@@ -39,55 +39,11 @@ async function lockPending(tx: Executor, store: string, id: string): Promise<rep
   return cart;
 }
 
-/**
- * Creates a cart with the available lines; the others come back as warnings. A new cart locks
- * nothing, so the products are read first and the cart is written in one statement (with its
- * idempotent answer, when there is a key to keep, in one transaction).
- */
-export async function createCart(db: Database, store: string, body: CreateCartBody, ttlSeconds: number, claim?: IdempotencyClaim | null) {
-  const requested = sumLines(body.products);
-  const products = await repo.availability(db, store, [...requested.keys()]);
-  const warnings: Warning[] = [];
-  const accepted: Array<[string, number]> = [];
-  for (const [productId, quantity] of requested) {
-    const refused = refusal(productId, quantity, products.get(productId));
-    if (refused) warnings.push(refused);
-    else accepted.push([productId, quantity]);
-  }
-  if (accepted.length === 0) {
-    throw new AppError('PRODUCT_UNAVAILABLE', 'none of the requested products is available', { errors: warnings });
-  }
-  const create = async (tx: Executor) => {
-    const cart = await repo.insertCart(tx, store, ttlSeconds, accepted);
-    const lines = accepted.map(([productId, quantity]) => ({ ...products.get(productId)!, lineQuantity: quantity }));
-    const result: { cart: ReturnType<typeof cartView>; warnings?: Warning[] } = { cart: cartView(cart, lines) };
-    if (warnings.length > 0) result.warnings = warnings;
-    await completeIdempotencyKey(tx, claim, 201, result);
-    return result;
-  };
-  return claim ? db.transaction(create) : create(db);
-}
-
 /** A non-deleted cart of the store, as it reads now. */
 export async function getCart(db: Database, store: string, id: string) {
   const cart = await repo.findCart(db, store, id);
   if (!cart) throw new AppError('NOT_FOUND', `cart ${id} not found`);
   return { cart: await render(db, cart) };
-}
-
-/** Adds units of a product to the cart, to its line if it has one. */
-export async function addItemToCart(db: Database, store: string, id: string, line: { id: string; quantity: number }, ttlSeconds: number) {
-  const productId = line.id.toLowerCase();
-  // Carts hold no stock: the product is read as of now, before the cart is locked.
-  const product = (await repo.availability(db, store, [productId])).get(productId);
-  return db.transaction(async (tx) => {
-    const cart = await repo.lockCartLine(tx, store, id, productId);
-    if (!cart) throw new AppError('NOT_FOUND', `cart ${id} not found`);
-    assertCartPending(cart.status, id);
-    const refused = refusal(productId, cart.lineQuantity + line.quantity, product);
-    if (refused) throwRefusal(refused);
-    return { cart: await render(tx, await repo.addToLine(tx, store, id, productId, line.quantity, ttlSeconds)) };
-  });
 }
 
 /** Sets a line's quantity: the same quantity changes nothing, 0 removes the line. */
@@ -100,7 +56,7 @@ export async function adjustCartLine(db: Database, store: string, id: string, pr
     if (quantity === current) return { cart: await render(tx, cart) };
     if (quantity === 0) return removeLine(tx, store, id, pid, ttlSeconds);
     const refused = refusal(pid, quantity, (await repo.availability(tx, store, [pid])).get(pid));
-    if (refused) throwRefusal(refused);
+    if (refused) throw refusalError(refused);
     await repo.setLineQuantity(tx, store, id, pid, quantity);
     await repo.touchCart(tx, store, id, ttlSeconds);
     return { cart: await render(tx, (await repo.findCart(tx, store, id))!) };
@@ -126,11 +82,12 @@ async function removeLine(tx: Executor, store: string, id: string, productId: st
   return { cart: await render(tx, (await repo.findCart(tx, store, id))!) };
 }
 
-function throwRefusal(refused: Warning): never {
+/** The 422 that refuses a line. */
+export function refusalError(refused: Warning): AppError {
   const { productId, requested, available } = refused;
   const detail =
     refused.code === 'INSUFFICIENT_STOCK'
       ? `only ${available} of product ${productId} in stock, ${requested} requested`
       : `product ${productId} is not available`;
-  throw new AppError(refused.code as 'INSUFFICIENT_STOCK' | 'PRODUCT_UNAVAILABLE', detail, { errors: [refused] });
+  return new AppError(refused.code as 'INSUFFICIENT_STOCK' | 'PRODUCT_UNAVAILABLE', detail, { errors: [refused] });
 }

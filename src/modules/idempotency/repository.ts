@@ -1,5 +1,5 @@
 /** Idempotency keys: claimed before the work, completed in the work's own transaction. */
-import { sql } from 'drizzle-orm';
+import { sql, type SQL } from 'drizzle-orm';
 import { queryRows, type Executor } from '../../db/client.js';
 
 export interface KeyRow {
@@ -53,6 +53,18 @@ export async function completeKey(db: Executor, { store, caller, key }: KeyId, s
     sql`update idempotency_keys set state = 'done', response_status = ${status}, response_body = ${body}
         where store = ${store} and caller = ${caller} and key = ${key}`,
   );
+}
+
+/**
+ * The same for several keys, as two steps of a `with` that writes their work in one statement
+ * (named `answers` and `answered`): a combined write keeps every answer with its result.
+ */
+export function completeKeysStep(store: string, keys: Array<{ caller: string; key: string; body: string }>, status: number): SQL {
+  return sql`answers as (select * from jsonb_to_recordset(${JSON.stringify(keys)}::jsonb) as x(caller text, key text, body text)),
+    answered as (
+      update idempotency_keys k set state = 'done', response_status = ${status}, response_body = x.body from answers x
+      where k.store = ${store} and k.caller = any(array(select caller from answers)) and k.key = any(array(select key from answers))
+        and k.caller = x.caller and k.key = x.key returning k.key)`;
 }
 
 /** Forgets a key whose request failed with a 5xx, unless its work already committed. */

@@ -1,8 +1,9 @@
 /** Order SQL: stock taken and returned with guarded updates, orders and their product snapshots. */
 import { sql } from 'drizzle-orm';
-import { queryRows, type Executor } from '../../db/client.js';
+import { queryRows, valueList, type Executor } from '../../db/client.js';
 import type { ProductSnapshot } from '../../db/schema.js';
 import { productColumns, visibleProductText, type ProductRecord } from '../catalog/visibility.js';
+import { completeKeysStep } from '../idempotency/repository.js';
 import type { OrderStatus } from './schemas.js';
 
 export interface LockedProduct extends ProductRecord {
@@ -36,8 +37,6 @@ const orderColumns = sql.raw(
     `created_at as "createdAt", updated_at as "updatedAt", deleted_at as "deletedAt"`,
 );
 
-const idList = (ids: string[]) => sql.join(ids.map((id) => sql`${id}`), sql`, `);
-
 /**
  * Locks the products in ascending id order (a fixed order, so concurrent orders cannot deadlock)
  * and answers them with their visibility. `no key update` leaves foreign-key checks unblocked.
@@ -46,7 +45,7 @@ export async function lockProducts(db: Executor, store: string, ids: string[]): 
   const rows = await queryRows<LockedProduct>(
     db,
     sql`select ${productColumns('p')}, ${sql.raw(visibleProductText('p'))} as visible, now()::timestamptz(3) as now from products p
-        where p.store = ${store} and p.id in (${idList(ids)}) order by p.id for no key update of p`,
+        where p.store = ${store} and p.id in (${valueList(ids)}) order by p.id for no key update of p`,
   );
   return new Map(rows.map((r) => [r.id, r]));
 }
@@ -87,11 +86,7 @@ export async function writeOrders(db: Executor, store: string, w: OrderWrites): 
           select ${store}, l.* from jsonb_to_recordset(${json(w.lines)})
             as l(order_id uuid, product_id uuid, quantity int, unit_price int, line_price bigint, product jsonb)
           returning order_id),
-        keys as (select * from jsonb_to_recordset(${json(w.keys)}) as x(caller text, key text, body text)),
-        answered as (
-          update idempotency_keys k set state = 'done', response_status = 201, response_body = x.body from keys x
-          where k.store = ${store} and k.caller = any(array(select caller from keys)) and k.key = any(array(select key from keys))
-            and k.caller = x.caller and k.key = x.key returning k.key),
+        ${completeKeysStep(store, w.keys, 201)},
         done_carts as (select * from jsonb_to_recordset(${json(w.carts)}) as x(id uuid, customer_id uuid, address_id uuid)),
         completed as (
           update carts c set status = 'COMPLETED', customer_id = x.customer_id, address_id = x.address_id, updated_at = now() from done_carts x
@@ -149,7 +144,7 @@ export async function orderLines(db: Executor, store: string, orderIds: string[]
   return queryRows<OrderLineRow>(
     db,
     sql`select order_id as "orderId", quantity, line_price as "linePrice", product from order_lines
-        where store = ${store} and order_id in (${idList(orderIds)}) order by order_id, product_id`,
+        where store = ${store} and order_id in (${valueList(orderIds)}) order by order_id, product_id`,
   );
 }
 
