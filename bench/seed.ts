@@ -105,7 +105,7 @@ export async function seedBench(db: Database, products: number, cartsPerPool: nu
             select cart_id::text as id from lines`,
       )
     ).map((r) => r.id);
-  const carts = { order: await makeCarts(cartsPerPool), ceiling: await makeCarts(cartsPerPool), add: await makeCarts(200) };
+  const carts = { order: await makeCarts(cartsPerPool), ceiling: await makeCarts(cartsPerPool), add: await makeCarts(5000) };
   // A store that sells has an order history, and its statistics say so. Without one, the orders
   // table grows from empty under the load, and the foreign-key checks of new order lines keep a
   // plan made for an empty table (a scan) until autovacuum first analyzes it, up to a minute
