@@ -1,7 +1,7 @@
 /**
  * Delivery SQL: the delivery log, and the claim and outcome of attempts. A claim takes due rows
- * with FOR UPDATE SKIP LOCKED, so processes never wait on or take each other's rows, and moves
- * them to the end of a lease with a fresh token (see events-schema.ts).
+ * with FOR UPDATE SKIP LOCKED, so processes never wait on or take each other's rows, and leases
+ * them with a fresh token (see events-schema.ts).
  */
 import { sql } from 'drizzle-orm';
 import { queryRows, type Executor } from '../../db/client.js';
@@ -23,7 +23,7 @@ export interface DeliveryRow {
 
 const logColumns = sql.raw(
   `d.id, d.event_id as "eventId", e.type, d.status, d.attempts, d.last_status_code as "lastStatusCode", d.last_error as "lastError", ` +
-    `d.next_attempt_at as "nextAttemptAt", d.delivered_at as "deliveredAt", d.created_at as "createdAt"`,
+    `greatest(d.next_attempt_at, d.leased_until) as "nextAttemptAt", d.delivered_at as "deliveredAt", d.created_at as "createdAt"`,
 );
 
 export async function listDeliveries(db: Executor, store: string, endpointId: string, page: { status?: DeliveryStatus; limit: number; offset: number }) {
@@ -69,26 +69,32 @@ export interface ClaimedDelivery {
   eventId: string;
   type: string;
   eventCreatedAt: Date;
-  data: unknown;
+  /** The event's data as JSON text, put into the payload as it is (no parse and re-serialization per attempt). */
+  dataJson: string;
   url: string;
   secrets: string[];
 }
 
-/** Claims up to `limit` due deliveries of enabled endpoints for `leaseSeconds`. */
+/**
+ * Claims up to `limit` due deliveries of enabled endpoints for `leaseSeconds`, oldest due first.
+ * The enabled endpoints are an id list, not a join: joined, the planner (whose statistics lag a
+ * table that grows by thousands of rows a second) walked every delivery of each endpoint instead
+ * of the due index.
+ */
 export async function claimDueDeliveries(db: Executor, limit: number, leaseSeconds: number): Promise<ClaimedDelivery[]> {
   return queryRows<ClaimedDelivery>(
     db,
     sql`with due as (
           select d.store, d.id from webhook_deliveries d
-          join webhook_endpoints w on w.store = d.store and w.id = d.endpoint_id and not w.disabled
-          where d.status = 'pending' and d.next_attempt_at <= now()
+          where d.status = 'pending' and d.next_attempt_at <= now() and (d.leased_until is null or d.leased_until <= now())
+            and d.endpoint_id = any(array(select id from webhook_endpoints where not disabled))
           order by d.next_attempt_at limit ${limit}
           for update of d skip locked)
-        update webhook_deliveries d set next_attempt_at = now() + make_interval(secs => ${leaseSeconds}), lock_token = gen_random_uuid()
+        update webhook_deliveries d set leased_until = now() + make_interval(secs => ${leaseSeconds}), lock_token = gen_random_uuid()
         from due, events e, webhook_endpoints w
         where d.store = due.store and d.id = due.id and e.store = d.store and e.id = d.event_id and w.store = d.store and w.id = d.endpoint_id
         returning d.store, d.id, d.endpoint_id as "endpointId", d.attempts, d.lock_token as "lockToken", e.id as "eventId", e.type,
-          e.created_at as "eventCreatedAt", e.data, w.url,
+          e.created_at as "eventCreatedAt", e.data::text as "dataJson", w.url,
           case when w.previous_secret is not null and w.previous_secret_expires_at > now()
                then array[w.secret, w.previous_secret] else array[w.secret] end as secrets`,
   );
@@ -101,7 +107,7 @@ export async function recordDelivered(db: Executor, delivered: Array<{ delivery:
     sql`with x as (select * from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as x(store text, id uuid, lock_token uuid, status_code int)),
         done as (
           update webhook_deliveries d set status = 'delivered', attempts = d.attempts + 1, delivered_at = now(), last_status_code = x.status_code,
-            last_error = null, lock_token = null
+            last_error = null, lock_token = null, leased_until = null
           from x where d.store = x.store and d.id = x.id and d.lock_token = x.lock_token returning d.store, d.endpoint_id)
         update webhook_endpoints w set failing_since = null
         where w.failing_since is not null and (w.store, w.id) in (select store, endpoint_id from done)`,
@@ -125,7 +131,7 @@ export async function recordAttemptFailed(
   await db.execute(
     sql`with attempt as (
           update webhook_deliveries set ${next}, attempts = attempts + 1, last_status_code = ${outcome.statusCode},
-            last_error = ${outcome.error.slice(0, 500)}, lock_token = null
+            last_error = ${outcome.error.slice(0, 500)}, lock_token = null, leased_until = null
           where store = ${d.store} and id = ${d.id} and lock_token = ${d.lockToken} returning endpoint_id)
         update webhook_endpoints set failing_since = coalesce(failing_since, now()),
           disabled = disabled or coalesce(failing_since < now() - make_interval(hours => ${outcome.disableAfterHours}), false)

@@ -6,6 +6,7 @@
  */
 import type { Database } from '../../db/client.js';
 import { KeyedBatcher } from '../../lib/keyed-batcher.js';
+import { toIso } from '../../lib/time.js';
 import * as repo from './deliveries-repository.js';
 import { postWebhook, type AttemptResult } from './sender.js';
 import { signatureHeader } from './signing.js';
@@ -33,7 +34,8 @@ export function retryDelaySeconds(schedule: number[], attempt: number, random = 
 
 /**
  * Keeps up to `concurrency` attempts in flight: it claims as many due deliveries as it has free
- * slots, and claims again as soon as one finishes, so a slow receiver holds one slot, not a round.
+ * slots, and claims again once half the slots are free, so a slow receiver holds one slot, not a
+ * round, and a backlog is claimed in rounds of half the slots, not one claim per delivery.
  */
 export class DeliveryWorker {
   private running = false;
@@ -41,7 +43,7 @@ export class DeliveryWorker {
   private wakeUp: (() => void) | undefined;
   private timer: NodeJS.Timeout | undefined;
   private readonly inFlight = new Set<Promise<void>>();
-  /** True while every slot was filled: then a finished attempt wakes the loop to claim more. */
+  /** True while every slot was filled: then the attempt that frees half of them wakes the loop to claim more. */
   private waitingForSlot = false;
   /** Deliveries that succeed while the outcome of others is being written are written together next. */
   private readonly delivered = new KeyedBatcher<{ delivery: repo.ClaimedDelivery; statusCode: number }, void>(async (outcomes) => {
@@ -93,7 +95,7 @@ export class DeliveryWorker {
       }
       // More may be due when every free slot was filled: claim again once a slot frees up.
       const full = free > 0 && claimed === free;
-      if (this.running && !(full && this.inFlight.size < this.settings.concurrency)) await this.idle(full);
+      if (this.running && !(full && this.inFlight.size <= this.settings.concurrency / 2)) await this.idle(full);
     }
   }
 
@@ -116,7 +118,7 @@ export class DeliveryWorker {
         .catch((error: unknown) => this.log.warn({ err: error, delivery: d.id }, 'webhook attempt failed unexpectedly; it is retried after its lease'))
         .finally(() => {
           this.inFlight.delete(attempt);
-          if (this.waitingForSlot) this.wake();
+          if (this.waitingForSlot && this.inFlight.size <= this.settings.concurrency / 2) this.wake();
         });
       this.inFlight.add(attempt);
     }
@@ -152,7 +154,8 @@ export class DeliveryWorker {
       if (error instanceof AppError) return { statusCode: null, error: `WEBHOOK_URL_NOT_ALLOWED: ${error.detail}` };
       throw error;
     }
-    const body = JSON.stringify({ id: d.eventId, type: d.type, store: d.store, timestamp: new Date(d.eventCreatedAt).toISOString(), data: d.data });
+    const envelope = JSON.stringify({ id: d.eventId, type: d.type, store: d.store, timestamp: toIso(d.eventCreatedAt) });
+    const body = `${envelope.slice(0, -1)},"data":${d.dataJson}}`;
     const timestamp = Math.floor(Date.now() / 1000);
     const headers = {
       'webhook-id': d.eventId,
