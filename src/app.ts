@@ -150,7 +150,16 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     timeoutMs: config.webhookTimeoutMs,
     concurrency: config.webhookConcurrency,
     pollIntervalMs: config.webhookPollIntervalMs,
+    busy: () => config.webhookYieldRequests > 0 && requestsInFlight >= config.webhookYieldRequests,
   }, app.log);
+  // Requests being served now: deliveries yield to them under load (WEBHOOK_YIELD_REQUESTS).
+  // `close` comes once per response, finished or aborted.
+  let requestsInFlight = 0;
+  app.addHook('onRequest', (_request, reply, done) => {
+    requestsInFlight++;
+    reply.raw.once('close', () => requestsInFlight--);
+    done();
+  });
   app.decorate('deliveryWorker', worker);
   if (config.webhookPollIntervalMs > 0) app.addHook('onReady', async () => worker.start());
   app.addHook('onClose', () => worker.stop());

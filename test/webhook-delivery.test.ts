@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { sql } from 'drizzle-orm';
 import { Webhook } from 'standardwebhooks';
 import { queryRows } from '../src/db/client.js';
-import { retryDelaySeconds } from '../src/modules/webhooks/worker.js';
+import { DeliveryWorker, retryDelaySeconds } from '../src/modules/webhooks/worker.js';
 import { startAppOn, startTestApp, type TestApp } from './support/app.js';
 import { createProduct, createStore, type TestStore } from './support/factories.js';
 import { startReceiver, type ReceivedRequest, type Receiver } from './support/receiver.js';
@@ -246,5 +246,31 @@ test('placing an order never waits on a webhook: the running worker delivers it 
     assert.equal(verified(hook.secret, receiver.received[0]!).id, receiver.received[0]!.headers['webhook-id']);
   } finally {
     await worker.stop();
+  }
+});
+
+test('while the process is busy with requests, deliveries yield: one claim per poll; once it is not, the rest go at once', async () => {
+  const s = await createStore(t);
+  const receiver = await startReceiver();
+  await subscribe(t, s, receiver.url, ['order.created']);
+  const p = await createProduct(t, s, { quantity: 100 });
+  const { customer, address } = await createAddress(t, s);
+  for (let i = 0; i < 6; i++) assert.equal((await placeOrder(t, s, customer, { address: address.id, products: [{ id: p.id, quantity: 1 }] })).status, 201);
+  let busy = true;
+  const worker = new DeliveryWorker(t.database.db, {
+    retryScheduleSeconds: [0], disableAfterHours: 120, allowPrivateNetworks: true, timeoutMs: 400, concurrency: 2, pollIntervalMs: 60_000, busy: () => busy,
+  }, { warn: () => {} });
+  worker.start();
+  try {
+    await new Promise((resolve) => setTimeout(resolve, 800));
+    assert.ok(receiver.received.length <= 2, `one claim of at most 2 while busy, got ${receiver.received.length}`);
+    const pending = await queryRows<{ n: number }>(t.database.db, sql`select count(*)::int as n from webhook_deliveries where store = ${s.slug} and status = 'pending'`);
+    assert.ok(pending[0]!.n >= 4, 'the rest wait for the next poll');
+    busy = false;
+    worker.wake();
+    await receiver.waitFor((r) => r.length === 6);
+  } finally {
+    await worker.stop();
+    await receiver.close();
   }
 });

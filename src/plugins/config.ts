@@ -47,6 +47,8 @@ export interface Config {
   webhookPollIntervalMs: number;
   /** Deliveries a process sends at once. */
   webhookConcurrency: number;
+  /** Requests in flight in a process from which its deliveries yield to them (one claim per poll); 0 = never. */
+  webhookYieldRequests: number;
   /** Longest wait for a receiver's answer (the contract's 10 s; tests shorten it). */
   webhookTimeoutMs: number;
   /** Fastify's `trustProxy`: whose X-Forwarded-For names the client (false: nobody's). */
@@ -116,7 +118,8 @@ export function loadConfig(env: Env = process.env): Config {
     webhookDisableAfterHours: read.integer('WEBHOOK_DISABLE_AFTER_HOURS', 120, 1, 10 * 365 * 24),
     webhookAllowPrivateNetworks: read.boolean('WEBHOOK_ALLOW_PRIVATE_NETWORKS', false),
     webhookPollIntervalMs: read.integer('WEBHOOK_POLL_INTERVAL_MS', 1000, 0, 600000),
-    webhookConcurrency: read.integer('WEBHOOK_CONCURRENCY', 32, 1, 1000),
+    webhookConcurrency: read.integer('WEBHOOK_CONCURRENCY', 64, 1, 1000),
+    webhookYieldRequests: read.integer('WEBHOOK_YIELD_REQUESTS', 32, 0, 100000),
     webhookTimeoutMs: read.integer('WEBHOOK_TIMEOUT_MS', 10000, 100, 60000),
     trustProxy: read.trustProxy('TRUST_PROXY'),
     dbStartTimeoutSeconds: read.integer('DB_START_TIMEOUT_SECONDS', 30, 0, 3600),

@@ -20,6 +20,8 @@ export interface DeliverySettings {
   timeoutMs: number;
   concurrency: number;
   pollIntervalMs: number;
+  /** True while the process is busy serving requests: then one claim per poll, so deliveries never take the CPU from requests. */
+  busy?: () => boolean;
 }
 
 interface Logger {
@@ -35,7 +37,9 @@ export function retryDelaySeconds(schedule: number[], attempt: number, random = 
 /**
  * Keeps up to `concurrency` attempts in flight: it claims as many due deliveries as it has free
  * slots, and claims again once half the slots are free, so a slow receiver holds one slot, not a
- * round, and a backlog is claimed in rounds of half the slots, not one claim per delivery.
+ * round, and a backlog is claimed in rounds of half the slots, not one claim per delivery. While
+ * the process is busy with requests (`busy`), it claims once per poll: a burst of orders is not
+ * slowed by its own webhooks, whose backlog is sent at full speed once the burst is over.
  */
 export class DeliveryWorker {
   private running = false;
@@ -43,6 +47,8 @@ export class DeliveryWorker {
   private wakeUp: (() => void) | undefined;
   private timer: NodeJS.Timeout | undefined;
   private readonly inFlight = new Set<Promise<void>>();
+  /** Outcomes being written: an attempt frees its slot when the receiver has answered, not when its outcome is stored. */
+  private readonly recording = new Set<Promise<void>>();
   /** True while every slot was filled: then the attempt that frees half of them wakes the loop to claim more. */
   private waitingForSlot = false;
   /** Deliveries that succeed while the outcome of others is being written are written together next. */
@@ -74,6 +80,7 @@ export class DeliveryWorker {
     this.wake();
     await this.loop;
     await Promise.all(this.inFlight);
+    await Promise.all(this.recording);
   }
 
   /** Looks for due deliveries now instead of at the next poll. */
@@ -93,8 +100,9 @@ export class DeliveryWorker {
           this.log.warn({ err: error }, 'claiming webhook deliveries failed; trying again at the next poll');
         }
       }
-      // More may be due when every free slot was filled: claim again once a slot frees up.
-      const full = free > 0 && claimed === free;
+      // More may be due when every free slot was filled: claim again once half the slots are free,
+      // unless requests are busy: then the next claim waits for the next poll.
+      const full = free > 0 && claimed === free && !this.settings.busy?.();
       if (this.running && !(full && this.inFlight.size <= this.settings.concurrency / 2)) await this.idle(full);
     }
   }
@@ -129,11 +137,17 @@ export class DeliveryWorker {
   async sendDue(): Promise<number> {
     const claimed = await repo.claimDueDeliveries(this.db, this.settings.concurrency, this.leaseSeconds);
     await Promise.all(claimed.map((d) => this.attempt(d)));
+    await Promise.all(this.recording);
     return claimed.length;
   }
 
   private async attempt(d: repo.ClaimedDelivery): Promise<void> {
     const result = await this.send(d);
+    const recorded = this.record(d, result).finally(() => this.recording.delete(recorded));
+    this.recording.add(recorded);
+  }
+
+  private async record(d: repo.ClaimedDelivery, result: AttemptResult): Promise<void> {
     try {
       if (result.error === null) await this.delivered.submit('delivered', { delivery: d, statusCode: result.statusCode! });
       else {
