@@ -150,14 +150,20 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     timeoutMs: config.webhookTimeoutMs,
     concurrency: config.webhookConcurrency,
     pollIntervalMs: config.webhookPollIntervalMs,
-    busy: () => config.webhookYieldRequests > 0 && requestsInFlight >= config.webhookYieldRequests,
+    busy: () => config.webhookYieldRequestsPerSecond > 0 && requestRate() >= config.webhookYieldRequestsPerSecond,
   }, app.log);
-  // Requests being served now: deliveries yield to them under load (WEBHOOK_YIELD_REQUESTS).
-  // `close` comes once per response, finished or aborted.
-  let requestsInFlight = 0;
-  app.addHook('onRequest', (_request, reply, done) => {
-    requestsInFlight++;
-    reply.raw.once('close', () => requestsInFlight--);
+  // Requests per second this process received over the last second or more: deliveries yield to
+  // them under load (WEBHOOK_YIELD_REQUESTS_PER_SECOND). A count of arrivals cannot drift the way a
+  // count of requests in flight can when a response's end goes unseen.
+  let requestsReceived = 0;
+  let recent = { at: Date.now(), received: 0, rate: 0 };
+  const requestRate = () => {
+    const now = Date.now();
+    if (now - recent.at >= 1000) recent = { at: now, received: requestsReceived, rate: ((requestsReceived - recent.received) * 1000) / (now - recent.at) };
+    return recent.rate;
+  };
+  app.addHook('onRequest', (_request, _reply, done) => {
+    requestsReceived++;
     done();
   });
   app.decorate('deliveryWorker', worker);

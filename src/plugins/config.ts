@@ -47,8 +47,8 @@ export interface Config {
   webhookPollIntervalMs: number;
   /** Deliveries a process sends at once. */
   webhookConcurrency: number;
-  /** Requests in flight in a process from which its deliveries yield to them (one claim per poll); 0 = never. */
-  webhookYieldRequests: number;
+  /** Requests per second a process receives from which its deliveries yield to them (one claim per poll); 0 = never. */
+  webhookYieldRequestsPerSecond: number;
   /** Longest wait for a receiver's answer (the contract's 10 s; tests shorten it). */
   webhookTimeoutMs: number;
   /** Fastify's `trustProxy`: whose X-Forwarded-For names the client (false: nobody's). */
@@ -119,7 +119,7 @@ export function loadConfig(env: Env = process.env): Config {
     webhookAllowPrivateNetworks: read.boolean('WEBHOOK_ALLOW_PRIVATE_NETWORKS', false),
     webhookPollIntervalMs: read.integer('WEBHOOK_POLL_INTERVAL_MS', 1000, 0, 600000),
     webhookConcurrency: read.integer('WEBHOOK_CONCURRENCY', 64, 1, 1000),
-    webhookYieldRequests: read.integer('WEBHOOK_YIELD_REQUESTS', 32, 0, 100000),
+    webhookYieldRequestsPerSecond: read.integer('WEBHOOK_YIELD_REQUESTS_PER_SECOND', 500, 0, 1000000),
     webhookTimeoutMs: read.integer('WEBHOOK_TIMEOUT_MS', 10000, 100, 60000),
     trustProxy: read.trustProxy('TRUST_PROXY'),
     dbStartTimeoutSeconds: read.integer('DB_START_TIMEOUT_SECONDS', 30, 0, 3600),
