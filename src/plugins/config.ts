@@ -118,7 +118,7 @@ export function loadConfig(env: Env = process.env): Config {
     webhookDisableAfterHours: read.integer('WEBHOOK_DISABLE_AFTER_HOURS', 120, 1, 10 * 365 * 24),
     webhookAllowPrivateNetworks: read.boolean('WEBHOOK_ALLOW_PRIVATE_NETWORKS', false),
     webhookPollIntervalMs: read.integer('WEBHOOK_POLL_INTERVAL_MS', 1000, 0, 600000),
-    webhookConcurrency: read.integer('WEBHOOK_CONCURRENCY', 64, 1, 1000),
+    webhookConcurrency: read.integer('WEBHOOK_CONCURRENCY', 32, 1, 1000),
     webhookYieldRequestsPerSecond: read.integer('WEBHOOK_YIELD_REQUESTS_PER_SECOND', 500, 0, 1000000),
     webhookTimeoutMs: read.integer('WEBHOOK_TIMEOUT_MS', 10000, 100, 60000),
     trustProxy: read.trustProxy('TRUST_PROXY'),
