@@ -162,10 +162,12 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     if (now - recent.at >= 1000) recent = { at: now, received: requestsReceived, rate: ((requestsReceived - recent.received) * 1000) / (now - recent.at) };
     return recent.rate;
   };
-  app.addHook('onRequest', (_request, _reply, done) => {
-    requestsReceived++;
-    done();
-  });
+  if (config.webhookYieldRequestsPerSecond > 0) {
+    app.addHook('onRequest', (_request, _reply, done) => {
+      requestsReceived++;
+      done();
+    });
+  }
   app.decorate('deliveryWorker', worker);
   if (config.webhookPollIntervalMs > 0) app.addHook('onReady', async () => worker.start());
   app.addHook('onClose', () => worker.stop());

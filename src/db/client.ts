@@ -117,6 +117,11 @@ async function openPglite(dataDir: string | undefined): Promise<DatabaseHandle> 
   };
 }
 
+/** A value as one jsonb parameter (a record set for `jsonb_to_recordset`, a document). */
+export function jsonb(value: unknown): SQL {
+  return sql`${JSON.stringify(value)}::jsonb`;
+}
+
 /** Values as a parameter list, for `in (...)`. */
 export function valueList(values: string[]): SQL {
   return sql.join(values.map((value) => sql`${value}`), sql`, `);

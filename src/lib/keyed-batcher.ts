@@ -4,7 +4,8 @@
  * key (a flash sale on one product) costs one batch per round instead of one per job, while a lone
  * job runs at once. Each job gets its own outcome: `run` answers one per job, in order.
  */
-type Outcome<R> = { ok: true; value: R } | { ok: false; error: unknown };
+/** One job's result: its value, or the error that refuses it alone. */
+export type Outcome<R> = { ok: true; value: R } | { ok: false; error: unknown };
 
 interface Waiting<J, R> {
   job: J;

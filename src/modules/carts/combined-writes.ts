@@ -8,7 +8,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Database, Executor } from '../../db/client.js';
-import { KeyedBatcher } from '../../lib/keyed-batcher.js';
+import { KeyedBatcher, type Outcome } from '../../lib/keyed-batcher.js';
 import { toIso } from '../../lib/time.js';
 import { AppError } from '../../plugins/errors.js';
 import type { IdempotencyClaim } from '../idempotency/plugin.js';
@@ -18,7 +18,6 @@ import { refusal, refusalError, sumLines } from './service.js';
 import { assertCartPending } from './state.js';
 import { cartView } from './views.js';
 
-type Outcome<R> = { ok: true; value: R } | { ok: false; error: unknown };
 type Created = { cart: CartView; warnings?: Warning[] };
 type Changed = { cart: CartView };
 
@@ -88,8 +87,13 @@ export class CombinedCartWrites {
   private newCart(store: string, now: Date): repo.CartRow {
     return {
       id: randomUUID(), store, status: 'PENDING', customerId: null, addressId: null,
-      createdAt: now, updatedAt: null, deletedAt: null, expiresAt: new Date(now.getTime() + this.ttlSeconds * 1000),
+      createdAt: now, updatedAt: null, deletedAt: null, expiresAt: this.expiryFrom(now),
     };
+  }
+
+  /** A cart changed at `now` expires CART_TTL_SECONDS later. */
+  private expiryFrom(now: Date): Date {
+    return new Date(now.getTime() + this.ttlSeconds * 1000);
   }
 
   /**
@@ -103,6 +107,9 @@ export class CombinedCartWrites {
     const cartIds = [...new Set(requests.map((r) => r.cartId))];
     const carts = await repo.lockCarts(tx, store, cartIds);
     const lines = await repo.linesOfCarts(tx, store, [...carts.keys()]);
+    // Every cart changed in this round records the transaction's time as its change.
+    const now = carts.values().next().value?.now ?? new Date();
+    const change = { updatedAt: now, expiresAt: this.expiryFrom(now) };
     const changed = new Map<string, Map<string, number>>();
     const outcomes = requests.map((request): Outcome<Changed> => {
       const cart = carts.get(request.cartId);
@@ -118,16 +125,14 @@ export class CombinedCartWrites {
         const next = index < 0 ? [...cartLines, line] : cartLines.map((l, i) => (i === index ? line : l));
         lines.set(cart.id, next);
         changed.set(cart.id, (changed.get(cart.id) ?? new Map<string, number>()).set(request.productId, quantity));
-        const touched = { ...cart, updatedAt: cart.now, expiresAt: new Date(cart.now.getTime() + this.ttlSeconds * 1000) };
-        return { ok: true, value: { cart: cartView(touched, next) } };
+        return { ok: true, value: { cart: cartView({ ...cart, ...change }, next) } };
       } catch (error) {
         return { ok: false, error };
       }
     });
     if (changed.size > 0) {
-      const now = carts.values().next().value!.now;
       const writes = [...changed].flatMap(([cartId, quantities]) => [...quantities].map(([productId, quantity]): [string, string, number] => [cartId, productId, quantity]));
-      await repo.writeLines(tx, store, writes, { ids: [...changed.keys()], now, expiresAt: new Date(now.getTime() + this.ttlSeconds * 1000) });
+      await repo.writeLines(tx, store, writes, { ids: [...changed.keys()], now: change.updatedAt, expiresAt: change.expiresAt });
     }
     return outcomes;
   }

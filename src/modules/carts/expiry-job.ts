@@ -4,7 +4,7 @@
  * and skips rows that a request holds locked.
  */
 import { sql } from 'drizzle-orm';
-import { queryRows, type Database } from '../../db/client.js';
+import { queryRows, valueList, type Database } from '../../db/client.js';
 
 export interface ExpiryOptions {
   batchSize?: number;
@@ -43,7 +43,7 @@ export async function expireCarts(db: Database, { batchSize = 500, purgeAfterSec
               order by c.expires_at limit ${batchSize} for update skip locked`,
         );
         if (victims.length === 0) return 0;
-        const ids = sql.join(victims.map((v) => sql`${v.id}`), sql`, `);
+        const ids = valueList(victims.map((v) => v.id));
         await tx.execute(sql`delete from cart_lines where store = ${slug} and cart_id in (${ids})`);
         await tx.execute(sql`delete from carts where store = ${slug} and id in (${ids})`);
         return victims.length;

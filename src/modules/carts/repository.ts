@@ -1,6 +1,6 @@
 /** Cart SQL. Every change to an existing cart runs in a transaction that first locks the cart row. */
 import { sql } from 'drizzle-orm';
-import { queryRows, valueList, type Executor } from '../../db/client.js';
+import { jsonb, queryRows, valueList, type Executor } from '../../db/client.js';
 import { productColumns, visibleProductText, type ProductRecord } from '../catalog/visibility.js';
 import { asDate, toIso } from '../../lib/time.js';
 import { completeKeysStep } from '../idempotency/repository.js';
@@ -41,15 +41,14 @@ export interface NewCarts {
 }
 
 export async function insertCarts(db: Executor, store: string, w: NewCarts): Promise<void> {
-  const json = (rows: unknown[]) => sql`${JSON.stringify(rows)}::jsonb`;
   await db.execute(
     sql`with new_carts as (
           insert into carts (store, id, created_at, expires_at)
-          select ${store}, c.* from jsonb_to_recordset(${json(w.carts)}) as c(id uuid, created_at timestamptz, expires_at timestamptz)),
+          select ${store}, c.* from jsonb_to_recordset(${jsonb(w.carts)}) as c(id uuid, created_at timestamptz, expires_at timestamptz)),
         new_lines as (
           insert into cart_lines (store, cart_id, product_id, quantity)
           select ${store}, (e.line->>0)::uuid, (e.line->>1)::uuid, (e.line->>2)::int
-          from jsonb_array_elements(${json(w.lines)}) with ordinality as e(line, n) order by e.n),
+          from jsonb_array_elements(${jsonb(w.lines)}) with ordinality as e(line, n) order by e.n),
         ${completeKeysStep(store, w.keys, 201)}
         select 1`,
   );
@@ -134,7 +133,7 @@ export async function writeLines(db: Executor, store: string, lines: Array<[stri
     sql`with changed as (
           insert into cart_lines (store, cart_id, product_id, quantity)
           select ${store}, (e.line->>0)::uuid, (e.line->>1)::uuid, (e.line->>2)::int
-          from jsonb_array_elements(${JSON.stringify(lines)}::jsonb) with ordinality as e(line, n) order by e.n
+          from jsonb_array_elements(${jsonb(lines)}) with ordinality as e(line, n) order by e.n
           on conflict (store, cart_id, product_id) do update set quantity = excluded.quantity, updated_at = now())
         update carts set updated_at = ${toIso(touched.now)}, expires_at = ${toIso(touched.expiresAt)}
         where store = ${store} and id in (${valueList(touched.ids)})`,

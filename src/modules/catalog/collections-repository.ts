@@ -1,6 +1,6 @@
 /** Collections SQL: listing with `_count`s, the hierarchy, membership and the admin writes. */
 import { sql, type SQL } from 'drizzle-orm';
-import { queryRows, type Executor } from '../../db/client.js';
+import { queryRows, valueList, type Executor } from '../../db/client.js';
 import { visibleProductText } from './visibility.js';
 
 export interface CollectionRecord {
@@ -113,7 +113,7 @@ export async function existingCollectionIds(db: Executor, store: string, ids: st
   if (ids.length === 0) return new Set();
   const rows = await queryRows<{ id: string }>(
     db,
-    sql`select id::text from collections where store = ${store} and deleted_at is null and id in (${sql.join(ids.map((i) => sql`${i}`), sql`, `)})`,
+    sql`select id::text from collections where store = ${store} and deleted_at is null and id in (${valueList(ids)})`,
   );
   return new Set(rows.map((r) => r.id));
 }

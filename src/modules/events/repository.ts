@@ -10,7 +10,7 @@
  * served: a cursor never skips an event. The cost is a short delay while a write is in flight.
  */
 import { sql, type SQL } from 'drizzle-orm';
-import { queryRows, type Executor } from '../../db/client.js';
+import { jsonb, queryRows, type Executor } from '../../db/client.js';
 import { TEST_EVENT_TYPE, type EventType } from './types.js';
 
 export interface EventRow {
@@ -42,7 +42,7 @@ export async function recordEvents(tx: Executor, store: string, list: Array<{ ty
     sql`with e as (
           insert into events (store, type, data)
           select ${store}, x.type, x.data
-          from rows from (jsonb_to_recordset(${JSON.stringify(list)}::jsonb) as (type text, data jsonb)) with ordinality as x(type, data, n)
+          from rows from (jsonb_to_recordset(${jsonb(list)}) as (type text, data jsonb)) with ordinality as x(type, data, n)
           order by x.n
           returning id, type),
         d as (insert into webhook_deliveries (store, endpoint_id, event_id)
@@ -57,7 +57,7 @@ export async function recordEvents(tx: Executor, store: string, list: Array<{ ty
 export async function recordTestEvent(tx: Executor, store: string, endpointId: string, data: unknown): Promise<EventRow> {
   const [row] = await queryRows<EventRow>(
     tx,
-    sql`with e as (insert into events (store, type, data) values (${store}, ${TEST_EVENT_TYPE}, ${JSON.stringify(data)}::jsonb)
+    sql`with e as (insert into events (store, type, data) values (${store}, ${TEST_EVENT_TYPE}, ${jsonb(data)})
                    returning id, type, store, created_at as "createdAt", data, txid::text as txid, seq),
         d as (insert into webhook_deliveries (store, endpoint_id, event_id) select ${store}, ${endpointId}, e.id from e)
         select * from e`,

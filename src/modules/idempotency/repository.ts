@@ -1,6 +1,6 @@
 /** Idempotency keys: claimed before the work, completed in the work's own transaction. */
 import { sql, type SQL } from 'drizzle-orm';
-import { queryRows, type Executor } from '../../db/client.js';
+import { jsonb, queryRows, type Executor } from '../../db/client.js';
 
 export interface KeyRow {
   fingerprint: string;
@@ -60,7 +60,7 @@ export async function completeKey(db: Executor, { store, caller, key }: KeyId, s
  * (named `answers` and `answered`): a combined write keeps every answer with its result.
  */
 export function completeKeysStep(store: string, keys: Array<{ caller: string; key: string; body: string }>, status: number): SQL {
-  return sql`answers as (select * from jsonb_to_recordset(${JSON.stringify(keys)}::jsonb) as x(caller text, key text, body text)),
+  return sql`answers as (select * from jsonb_to_recordset(${jsonb(keys)}) as x(caller text, key text, body text)),
     answered as (
       update idempotency_keys k set state = 'done', response_status = ${status}, response_body = x.body from answers x
       where k.store = ${store} and k.caller = any(array(select caller from answers)) and k.key = any(array(select key from answers))

@@ -12,7 +12,7 @@ import { randomUUID } from 'node:crypto';
 import type { Database, Executor } from '../../db/client.js';
 import type { ProductSnapshot } from '../../db/schema.js';
 import { AppError } from '../../plugins/errors.js';
-import { KeyedBatcher } from '../../lib/keyed-batcher.js';
+import { KeyedBatcher, type Outcome } from '../../lib/keyed-batcher.js';
 import { toIso } from '../../lib/time.js';
 import * as addresses from '../addresses/repository.js';
 import * as cartsRepo from '../carts/repository.js';
@@ -44,7 +44,6 @@ interface OrderRequest {
 }
 
 type Placed = { order: OrderView };
-type Outcome = { ok: true; value: Placed } | { ok: false; error: unknown };
 
 function refusal(problems: StockProblem[]): AppError {
   const short = problems.every((p) => p.code === 'INSUFFICIENT_STOCK');
@@ -89,7 +88,7 @@ export class Checkout {
   }
 
   /** Decides each order in turn against its address and the locked stock, then writes the accepted ones at once. */
-  private async placeAll(tx: Executor, requests: OrderRequest[]): Promise<Outcome[]> {
+  private async placeAll(tx: Executor, requests: OrderRequest[]): Promise<Array<Outcome<Placed>>> {
     const store = requests[0]!.store;
     // Addresses are never changed through the API and a deleted one stays deleted: no lock needed.
     const found = await addresses.findAddresses(tx, store, [...new Set(requests.map((r) => r.addressId))]);
@@ -97,7 +96,7 @@ export class Checkout {
     const products = await repo.lockProducts(tx, store, ids);
     const stock = new Map([...products.values()].map((p) => [p.id, p.quantity]));
     const writes: repo.OrderWrites = { stock: [], orders: [], lines: [], keys: [], carts: [] };
-    const outcomes = requests.map((request): Outcome => {
+    const outcomes = requests.map((request): Outcome<Placed> => {
       const address = found.get(request.addressId);
       if (!address || address.customerId !== request.customerId || address.deletedAt) {
         return { ok: false, error: new AppError('ADDRESS_NOT_FOUND', `address ${request.addressId} is not an address of customer ${request.customerId}`) };
@@ -146,7 +145,7 @@ export class Checkout {
   }
 }
 
-function unwrap(outcome: Outcome): Placed {
+function unwrap(outcome: Outcome<Placed>): Placed {
   if (outcome.ok) return outcome.value;
   throw outcome.error;
 }

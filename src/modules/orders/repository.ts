@@ -1,6 +1,6 @@
 /** Order SQL: stock taken and returned with guarded updates, orders and their product snapshots. */
 import { sql } from 'drizzle-orm';
-import { queryRows, valueList, type Executor } from '../../db/client.js';
+import { jsonb, queryRows, valueList, type Executor } from '../../db/client.js';
 import type { ProductSnapshot } from '../../db/schema.js';
 import { productColumns, visibleProductText, type ProductRecord } from '../catalog/visibility.js';
 import { completeKeysStep } from '../idempotency/repository.js';
@@ -69,25 +69,24 @@ export interface OrderWrites {
  * planned as a scan of the store's whole table (the planner guesses 100 rows for the set).
  */
 export async function writeOrders(db: Executor, store: string, w: OrderWrites): Promise<{ products: number; carts: number }> {
-  const json = (rows: unknown[]) => sql`${JSON.stringify(rows)}::jsonb`;
   const [row] = await queryRows<{ products: number; carts: number }>(
     db,
-    sql`with stock as (select * from jsonb_to_recordset(${json(w.stock)}) as s(id uuid, taken int)),
+    sql`with stock as (select * from jsonb_to_recordset(${jsonb(w.stock)}) as s(id uuid, taken int)),
         taken as (
           update products p set quantity = p.quantity - s.taken from stock s
           where p.store = ${store} and p.id = any(array(select id from stock)) and p.id = s.id and p.quantity >= s.taken returning p.id),
         new_orders as (
           insert into orders (store, id, customer_id, address_id, cart_id, price, original_price, created_at)
-          select ${store}, o.* from jsonb_to_recordset(${json(w.orders)})
+          select ${store}, o.* from jsonb_to_recordset(${jsonb(w.orders)})
             as o(id uuid, customer_id uuid, address_id uuid, cart_id uuid, price bigint, original_price bigint, created_at timestamptz)
           returning id),
         new_lines as (
           insert into order_lines (store, order_id, product_id, quantity, unit_price, line_price, product)
-          select ${store}, l.* from jsonb_to_recordset(${json(w.lines)})
+          select ${store}, l.* from jsonb_to_recordset(${jsonb(w.lines)})
             as l(order_id uuid, product_id uuid, quantity int, unit_price int, line_price bigint, product jsonb)
           returning order_id),
         ${completeKeysStep(store, w.keys, 201)},
-        done_carts as (select * from jsonb_to_recordset(${json(w.carts)}) as x(id uuid, customer_id uuid, address_id uuid)),
+        done_carts as (select * from jsonb_to_recordset(${jsonb(w.carts)}) as x(id uuid, customer_id uuid, address_id uuid)),
         completed as (
           update carts c set status = 'COMPLETED', customer_id = x.customer_id, address_id = x.address_id, updated_at = now() from done_carts x
           where c.store = ${store} and c.id = any(array(select id from done_carts)) and c.id = x.id

@@ -4,7 +4,7 @@
  * them with a fresh token (see events-schema.ts).
  */
 import { sql } from 'drizzle-orm';
-import { queryRows, type Executor } from '../../db/client.js';
+import { jsonb, queryRows, type Executor } from '../../db/client.js';
 
 export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
 
@@ -104,7 +104,7 @@ export async function claimDueDeliveries(db: Executor, limit: number, leaseSecon
 export async function recordDelivered(db: Executor, delivered: Array<{ delivery: ClaimedDelivery; statusCode: number }>): Promise<void> {
   const rows = delivered.map(({ delivery: d, statusCode }) => ({ store: d.store, id: d.id, lock_token: d.lockToken, status_code: statusCode }));
   await db.execute(
-    sql`with x as (select * from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as x(store text, id uuid, lock_token uuid, status_code int)),
+    sql`with x as (select * from jsonb_to_recordset(${jsonb(rows)}) as x(store text, id uuid, lock_token uuid, status_code int)),
         done as (
           update webhook_deliveries d set status = 'delivered', attempts = d.attempts + 1, delivered_at = now(), last_status_code = x.status_code,
             last_error = null, lock_token = null, leased_until = null
