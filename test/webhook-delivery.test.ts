@@ -274,3 +274,39 @@ test('while the process is busy with requests, deliveries yield: one claim per p
     await receiver.close();
   }
 });
+
+test('a backlog is sent with at most `concurrency` requests in flight and a round claimed ahead, without waiting for a poll; each once', async () => {
+  const s = await createStore(t);
+  const receiver = await startReceiver();
+  const hook = await subscribe(t, s, receiver.url, ['order.created']);
+  const p = await createProduct(t, s, { quantity: 100 });
+  const { customer, address } = await createAddress(t, s);
+  for (let i = 0; i < 15; i++) assert.equal((await placeOrder(t, s, customer, { address: address.id, products: [{ id: p.id, quantity: 1 }] })).status, 201);
+  let open = 0;
+  let mostOpen = 0;
+  receiver.answer = () => {
+    mostOpen = Math.max(mostOpen, ++open);
+    setTimeout(() => open--, 100).unref();
+    return { status: 200, delayMs: 100 };
+  };
+  const worker = new DeliveryWorker(t.database.db, {
+    retryScheduleSeconds: [0], disableAfterHours: 120, allowPrivateNetworks: true, timeoutMs: 2000, concurrency: 3, pollIntervalMs: 60_000,
+  }, { warn: () => {} });
+  let mostHeld = 0;
+  const held = () => queryRows<{ n: number }>(t.database.db, sql`select count(*)::int as n from webhook_deliveries where store = ${s.slug} and status = 'pending' and leased_until > now()`);
+  worker.start();
+  try {
+    while (receiver.received.length < 15) {
+      mostHeld = Math.max(mostHeld, (await held())[0]!.n);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  } finally {
+    await worker.stop();
+  }
+  assert.equal(mostOpen, 3, 'three requests in flight at most, and three at once');
+  assert.ok(mostHeld <= 6, `two rounds claimed at most, saw ${mostHeld}`);
+  const ids = receiver.received.map((r) => r.headers['webhook-id']);
+  assert.equal(new Set(ids).size, 15, 'each delivery once');
+  const log = await deliveries(t, s, hook.id, '?status=delivered&limit=20');
+  assert.equal(log.total, 15, 'every delivery recorded as delivered once the worker stopped');
+});

@@ -35,22 +35,33 @@ export function retryDelaySeconds(schedule: number[], attempt: number, random = 
 }
 
 /**
- * Keeps up to `concurrency` attempts in flight: it claims as many due deliveries as it has free
- * slots, and claims again once half the slots are free, so a slow receiver holds one slot, not a
- * round, and a backlog is claimed in rounds of half the slots, not one claim per delivery. While
- * the process is busy with requests (`busy`), it claims once per poll: a burst of orders is not
- * slowed by its own webhooks, whose backlog is sent at full speed once the burst is over.
+ * Claim loops per process. A claim of a round takes about as long as sending one (a statement that
+ * locks, leases and reads a few dozen rows, in a process that is busy sending); with two, one claims
+ * while the other's round is being sent. Measured on a 10,000 backlog: about 3,200 deliveries a
+ * second with one loop, 4,200 with two.
+ */
+const CLAIMERS = 2;
+
+/**
+ * Keeps up to `concurrency` attempts in flight and up to one more round claimed ahead of them: its
+ * claim loops claim due deliveries whenever at least half a round of room is free, so a backlog is
+ * claimed in rounds, not one claim per delivery, and the next round is claimed while this one is
+ * being sent; a slow receiver holds one slot, not a round. While the process is busy with requests
+ * (`busy`), it holds one round at most and claims once per poll: a burst of orders is not slowed by
+ * its own webhooks, whose backlog is sent at full speed once the burst is over.
  */
 export class DeliveryWorker {
   private running = false;
   private loop: Promise<void> | undefined;
-  private wakeUp: (() => void) | undefined;
-  private timer: NodeJS.Timeout | undefined;
+  /** Claim loops waiting, each with whether it waits for room (true) or for the next poll. */
+  private readonly sleepers = new Map<() => void, boolean>();
+  /** Claimed deliveries waiting for a free slot. */
+  private readonly queue: repo.ClaimedDelivery[] = [];
+  /** Deliveries asked for by claims in flight: counted as held, so two claims never overfill. */
+  private claiming = 0;
   private readonly inFlight = new Set<Promise<void>>();
   /** Outcomes being written: an attempt frees its slot when the receiver has answered, not when its outcome is stored. */
   private readonly recording = new Set<Promise<void>>();
-  /** True while every slot was filled: then the attempt that frees half of them wakes the loop to claim more. */
-  private waitingForSlot = false;
   /** Deliveries that succeed while the outcome of others is being written are written together next. */
   private readonly delivered = new KeyedBatcher<{ delivery: repo.ClaimedDelivery; statusCode: number }, void>(async (outcomes) => {
     await repo.recordDelivered(this.db, outcomes);
@@ -63,74 +74,99 @@ export class DeliveryWorker {
     private readonly log: Logger,
   ) {}
 
-  /** Longer than any attempt can take, so a live sender never loses its claim. */
+  /**
+   * Longer than a claimed delivery can wait and take, so a live sender never loses its claim: a
+   * queued delivery starts within one attempt (every slot ahead of it frees within one), and an
+   * attempt takes at most two timeouts (the address lookup, then the request).
+   */
   private get leaseSeconds(): number {
-    return Math.ceil((2 * this.settings.timeoutMs) / 1000) + 5;
+    return Math.ceil((4 * this.settings.timeoutMs) / 1000) + 5;
+  }
+
+  /** Deliveries claimed and not finished (queued or in flight), and those being claimed. */
+  private get held(): number {
+    return this.queue.length + this.inFlight.size + this.claiming;
+  }
+
+  /** Claims again once this many are held or fewer: half a round of room. */
+  private get claimBelow(): number {
+    return 1.5 * this.settings.concurrency;
   }
 
   start(): void {
     if (this.running) return;
     this.running = true;
-    this.loop = this.run();
+    this.loop = Promise.all(Array.from({ length: CLAIMERS }, () => this.run())).then(() => {});
   }
 
-  /** Stops claiming and waits for the attempts in flight (each bounded by the timeout). */
+  /** Stops claiming and waits for what it holds to be sent (each attempt bounded by the timeout). */
   async stop(): Promise<void> {
     this.running = false;
     this.wake();
     await this.loop;
-    await Promise.all(this.inFlight);
+    while (this.inFlight.size > 0) await Promise.all(this.inFlight);
     await Promise.all(this.recording);
   }
 
   /** Looks for due deliveries now instead of at the next poll. */
   wake(): void {
-    clearTimeout(this.timer);
-    this.wakeUp?.();
+    for (const done of [...this.sleepers.keys()]) done();
   }
 
   private async run(): Promise<void> {
     while (this.running) {
-      const free = this.settings.concurrency - this.inFlight.size;
+      const busy = this.settings.busy?.() ?? false;
+      const room = (busy ? 1 : 2) * this.settings.concurrency - this.held;
+      const asked = room >= (busy ? 1 : this.settings.concurrency / 2) ? room : 0;
       let claimed = 0;
-      if (free > 0) {
+      if (asked > 0) {
         try {
-          claimed = this.launch(await repo.claimDueDeliveries(this.db, free, this.leaseSeconds));
+          this.claiming += asked;
+          claimed = this.enqueue(await repo.claimDueDeliveries(this.db, asked, this.leaseSeconds).finally(() => (this.claiming -= asked)));
         } catch (error) {
           this.log.warn({ err: error }, 'claiming webhook deliveries failed; trying again at the next poll');
         }
       }
-      // More may be due when every free slot was filled: claim again once half the slots are free,
-      // unless requests are busy: then the next claim waits for the next poll.
-      const full = free > 0 && claimed === free && !this.settings.busy?.();
-      if (this.running && !(full && this.inFlight.size <= this.settings.concurrency / 2)) await this.idle(full);
+      // More may be due when the claim took all it asked for (or there was no room to ask): claim
+      // again once there is room, unless requests are busy: then the next claim waits for the next poll.
+      const more = !busy && claimed === asked;
+      if (this.running && !(more && asked > 0 && this.held <= this.claimBelow)) await this.idle(more);
     }
   }
 
-  /** Waits for a finished attempt (when full) or the next poll, whichever wakes it first. */
-  private idle(full: boolean): Promise<void> {
-    this.waitingForSlot = full;
+  /** Waits for room to claim more (when `more` are due) or the next poll, whichever wakes it first. */
+  private idle(more: boolean): Promise<void> {
     return new Promise<void>((resolve) => {
-      this.wakeUp = () => {
-        this.wakeUp = undefined;
+      const done = () => {
+        clearTimeout(timer);
+        this.sleepers.delete(done);
         resolve();
       };
-      this.timer = setTimeout(this.wakeUp, full ? 1000 : this.settings.pollIntervalMs);
-      this.timer.unref();
+      const timer = setTimeout(done, more ? 1000 : this.settings.pollIntervalMs);
+      timer.unref();
+      this.sleepers.set(done, more);
     });
   }
 
-  private launch(claimed: repo.ClaimedDelivery[]): number {
-    for (const d of claimed) {
+  private enqueue(claimed: repo.ClaimedDelivery[]): number {
+    this.queue.push(...claimed);
+    this.launchQueued();
+    return claimed.length;
+  }
+
+  /** Starts queued deliveries while slots are free. */
+  private launchQueued(): void {
+    while (this.inFlight.size < this.settings.concurrency && this.queue.length > 0) {
+      const d = this.queue.shift()!;
       const attempt: Promise<void> = this.attempt(d)
         .catch((error: unknown) => this.log.warn({ err: error, delivery: d.id }, 'webhook attempt failed unexpectedly; it is retried after its lease'))
         .finally(() => {
           this.inFlight.delete(attempt);
-          if (this.waitingForSlot && this.inFlight.size <= this.settings.concurrency / 2) this.wake();
+          this.launchQueued();
+          if (this.held <= this.claimBelow) for (const [done, forRoom] of [...this.sleepers]) if (forRoom) done();
         });
       this.inFlight.add(attempt);
     }
-    return claimed.length;
   }
 
   /** One round (tests, tools): claims up to `concurrency` due deliveries and attempts them all; answers how many. */
