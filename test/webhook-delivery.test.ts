@@ -286,25 +286,26 @@ test('a backlog is sent with at most `concurrency` requests in flight and a roun
   let mostOpen = 0;
   receiver.answer = () => {
     mostOpen = Math.max(mostOpen, ++open);
-    setTimeout(() => open--, 100).unref();
-    return { status: 200, delayMs: 100 };
+    setTimeout(() => open--, 300).unref();
+    return { status: 200, delayMs: 300 };
   };
   const worker = new DeliveryWorker(t.database.db, {
     retryScheduleSeconds: [0], disableAfterHours: 120, allowPrivateNetworks: true, timeoutMs: 2000, concurrency: 3, pollIntervalMs: 60_000,
   }, { warn: () => {} });
-  let mostHeld = 0;
-  const held = () => queryRows<{ n: number }>(t.database.db, sql`select count(*)::int as n from webhook_deliveries where store = ${s.slug} and status = 'pending' and leased_until > now()`);
+  const leased = async () =>
+    (await queryRows<{ n: number }>(t.database.db, sql`select count(*)::int as n from webhook_deliveries where store = ${s.slug} and status = 'pending' and leased_until > now()`))[0]!.n;
   worker.start();
   try {
-    while (receiver.received.length < 15) {
-      mostHeld = Math.max(mostHeld, (await held())[0]!.n);
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
+    await receiver.waitFor((r) => r.length >= 3);
+    // (On a shared PostgreSQL the worker may also hold other stores' leftover deliveries: at least
+    // one of this store's is then claimed ahead, at most a round.)
+    const held = await leased();
+    assert.ok(held > 3 && held <= 6, `while the first round is in flight, the next one is claimed: ${held} leased`);
+    await receiver.waitFor((r) => r.length >= 15, 10000);
   } finally {
     await worker.stop();
   }
   assert.equal(mostOpen, 3, 'three requests in flight at most, and three at once');
-  assert.ok(mostHeld <= 6, `two rounds claimed at most, saw ${mostHeld}`);
   const ids = receiver.received.map((r) => r.headers['webhook-id']);
   assert.equal(new Set(ids).size, 15, 'each delivery once');
   const log = await deliveries(t, s, hook.id, '?status=delivered&limit=20');
