@@ -87,10 +87,11 @@ export const webhookDeliveries = pgTable(
   (t) => [
     primaryKey({ columns: [t.store, t.id] }),
     foreignKey({ columns: [t.store, t.eventId], foreignColumns: [events.store, events.id] }).onDelete('cascade'),
-    uniqueIndex('webhook_deliveries_endpoint_event_key').on(t.store, t.endpointId, t.eventId),
+    // One delivery per event and endpoint; led by the event, it also serves the cascade from a
+    // purged event, so no second index on (store, event_id) is written with every delivery.
+    uniqueIndex('webhook_deliveries_event_endpoint_key').on(t.store, t.eventId, t.endpointId),
     index('webhook_deliveries_endpoint_created_idx').on(t.store, t.endpointId, t.createdAt.desc()),
     index('webhook_deliveries_due_idx').on(t.nextAttemptAt).where(sql`${t.status} = 'pending'`),
-    index('webhook_deliveries_event_idx').on(t.store, t.eventId),
     check('webhook_deliveries_status_check', sql`${t.status} in ('pending', 'delivered', 'failed')`),
   ],
 );
