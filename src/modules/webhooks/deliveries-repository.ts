@@ -4,7 +4,7 @@
  * them with a fresh token (see events-schema.ts).
  */
 import { sql } from 'drizzle-orm';
-import { jsonb, queryRows, type Database, type Executor, type Transaction } from '../../db/client.js';
+import { jsonb, queryRows, type Database, type Executor } from '../../db/client.js';
 
 export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
 
@@ -76,32 +76,20 @@ export interface ClaimedDelivery {
 }
 
 /**
- * Runs a claim or an outcome in a transaction that does not wait for its WAL flush
- * (`synchronous_commit` off), with the planner `switchedOff` settings off. A database crash may
- * forget the last few of them: those deliveries are attempted once more, which at-least-once
- * delivery allows. The delivery rows themselves are written, durably, with the change that made
- * their events.
- */
-function bookkeeping<T>(db: Database, switchedOff: string[], work: (tx: Transaction) => Promise<T>): Promise<T> {
-  return db.transaction(async (tx) => {
-    const settings = ['synchronous_commit', ...switchedOff].map((name) => sql`set_config(${name}, 'off', true)`);
-    await tx.execute(sql`select ${sql.join(settings, sql`, `)}`);
-    return work(tx);
-  });
-}
-
-/**
  * Claims up to `limit` due deliveries of enabled endpoints for `leaseSeconds`, oldest due first.
  * The claim walks the due index in order and stops after `limit` rows, so its cost does not grow
  * with the backlog. The planner is told so (bitmap scans and sorts off for this transaction): its
  * statistics lag a table that grows and churns by thousands of rows a second, and from them it
  * chose to read and sort every due row of a 10,000-row backlog (17 ms a claim) instead. The enabled
  * endpoints are an id list, not a join, for the same reason: joined, it walked every delivery of
- * each endpoint.
+ * each endpoint. The claim commits without waiting for its WAL flush (`synchronous_commit` off): a
+ * database crash may forget the last claims, and those deliveries are attempted once more, which
+ * at-least-once delivery allows; the delivery rows themselves are written durably with their events.
  */
 export async function claimDueDeliveries(db: Database, limit: number, leaseSeconds: number): Promise<ClaimedDelivery[]> {
-  return bookkeeping(db, ['enable_bitmapscan', 'enable_sort'], (tx) =>
-    queryRows<ClaimedDelivery>(
+  return db.transaction(async (tx) => {
+    await tx.execute(sql`select set_config('enable_bitmapscan', 'off', true), set_config('enable_sort', 'off', true), set_config('synchronous_commit', 'off', true)`);
+    return queryRows<ClaimedDelivery>(
       tx,
       sql`with due as (
             select d.store, d.id from webhook_deliveries d
@@ -116,14 +104,14 @@ export async function claimDueDeliveries(db: Database, limit: number, leaseSecon
             e.created_at as "eventCreatedAt", e.data::text as "dataJson", w.url,
             case when w.previous_secret is not null and w.previous_secret_expires_at > now()
                  then array[w.secret, w.previous_secret] else array[w.secret] end as secrets`,
-    ),
-  );
+    );
+  });
 }
 
 /** Delivered attempts, and the end of their endpoints' failure windows: one statement for all. */
-export async function recordDelivered(db: Database, delivered: Array<{ delivery: ClaimedDelivery; statusCode: number }>): Promise<void> {
+export async function recordDelivered(db: Executor, delivered: Array<{ delivery: ClaimedDelivery; statusCode: number }>): Promise<void> {
   const rows = delivered.map(({ delivery: d, statusCode }) => ({ store: d.store, id: d.id, lock_token: d.lockToken, status_code: statusCode }));
-  await bookkeeping(db, [], (tx) => tx.execute(
+  await db.execute(
     sql`with x as (select * from jsonb_to_recordset(${jsonb(rows)}) as x(store text, id uuid, lock_token uuid, status_code int)),
         done as (
           update webhook_deliveries d set status = 'delivered', attempts = d.attempts + 1, delivered_at = now(), last_status_code = x.status_code,
@@ -131,7 +119,7 @@ export async function recordDelivered(db: Database, delivered: Array<{ delivery:
           from x where d.store = x.store and d.id = x.id and d.lock_token = x.lock_token returning d.store, d.endpoint_id)
         update webhook_endpoints w set failing_since = null
         where w.failing_since is not null and (w.store, w.id) in (select store, endpoint_id from done)`,
-  ));
+  );
 }
 
 /**
