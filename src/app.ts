@@ -35,6 +35,7 @@ import { callerLimits, RateLimiter, routeLimits, type RateLimitOptions } from '.
 import { IdentityProviders } from './modules/customers/identity-provider.js';
 import customerRoutes from './modules/customers/routes.js';
 import customerAuthAdminRoutes from './modules/customers/admin-routes.js';
+import { JWKS_FETCH_TIMEOUT_MS } from './modules/customers/service.js';
 import catalogVersion from './modules/stores/catalog-version.js';
 import { purgeDeadCustomerTokens } from './modules/stores/repository.js';
 
@@ -124,7 +125,12 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     ordersPerMinute: options.config.orderRateLimitPerMinute,
     guestSessionsPerMinute: options.config.guestSessionsPerMinute,
   };
-  const identityProviders = new IdentityProviders({ fetchTimeoutMs: 3000, refetchCooldownMs: options.config.jwksRefetchCooldownSeconds * 1000 });
+  const identityProviders = new IdentityProviders({
+    timeoutMs: JWKS_FETCH_TIMEOUT_MS,
+    refetchCooldownMs: options.config.jwksRefetchCooldownSeconds * 1000,
+    allowPrivateNetworks: options.config.allowPrivateNetworks,
+    sharedIssuers: options.config.sharedJwtIssuers,
+  }, app.log);
   // Who is calling, how often, whether they may: three steps, in this order.
   await app.register(authentication, { rootToken: options.config.rootToken, identityProviders });
   await app.register(callerLimits, limits);
@@ -146,7 +152,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const worker = new DeliveryWorker(options.database.db, {
     retryScheduleSeconds: config.webhookRetryScheduleSeconds,
     disableAfterHours: config.webhookDisableAfterHours,
-    allowPrivateNetworks: config.webhookAllowPrivateNetworks,
+    allowPrivateNetworks: config.allowPrivateNetworks,
     timeoutMs: config.webhookTimeoutMs,
     concurrency: config.webhookConcurrency,
     pollIntervalMs: config.webhookPollIntervalMs,
