@@ -31,7 +31,7 @@ import { purgeExpiredKeys } from './modules/idempotency/repository.js';
 import jobs from './plugins/jobs.js';
 import httpHygiene from './plugins/http-hygiene.js';
 import metrics from './plugins/metrics.js';
-import { callerLimits, RateLimiter, routeLimits, type RateLimitOptions } from './plugins/rate-limit.js';
+import { callerLimits, RateLimiter, routeLimits, spentBudgets, type RateLimitOptions } from './plugins/rate-limit.js';
 import { IdentityProviders } from './modules/customers/identity-provider.js';
 import customerRoutes from './modules/customers/routes.js';
 import customerAuthAdminRoutes from './modules/customers/admin-routes.js';
@@ -131,7 +131,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     allowPrivateNetworks: options.config.allowPrivateNetworks,
     sharedIssuers: options.config.sharedJwtIssuers,
   }, app.log);
-  // Who is calling, how often, whether they may: three steps, in this order.
+  app.addHook('onReady', () => limiter.started());
+  // Who is calling, how often, whether they may: three steps, in this order, after a refusal that
+  // costs nothing for a caller whose budget is already spent.
+  await app.register(spentBudgets, limits);
   await app.register(authentication, { rootToken: options.config.rootToken, identityProviders });
   await app.register(callerLimits, limits);
   await app.register(authorization);
@@ -178,7 +181,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   if (config.webhookPollIntervalMs > 0) app.addHook('onReady', async () => worker.start());
   app.addHook('onClose', () => worker.stop());
 
-  await app.register(operationsRoutes, { prefix: '/api' });
+  await app.register(operationsRoutes, { prefix: '/api', degradations: () => limiter.degradations() });
   await app.register(storesAdminRoutes, { prefix: '/api' });
   await app.register(catalogRoutes, { prefix: '/api' });
   await app.register(catalogAdminRoutes, { prefix: '/api' });
