@@ -9,6 +9,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Database, DatabaseHandle } from './db/client.js';
 import type { Config } from './plugins/config.js';
 import errors, { frameworkErrors, clientErrors } from './plugins/errors.js';
+import { logSerializers } from './plugins/log-serializers.js';
 import validation from './plugins/validation.js';
 import authentication from './plugins/authentication.js';
 import authorization from './plugins/authorization.js';
@@ -80,7 +81,8 @@ export const ADMIN_BODY_LIMIT = 1024 * 1024;
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const timeoutMs = options.config.requestTimeoutMs;
   const app = Fastify({
-    logger: options.logger ?? false,
+    // Log lines never carry a query's parameters, a failing row or a query string.
+    logger: options.logger ? { ...(options.logger === true ? {} : options.logger), serializers: logSerializers } : false,
     // Node reads these when the HTTP server is made (Fastify sets them only afterwards), and checks
     // them every `connectionsCheckingInterval`: so a body that trickles in is cut in time.
     http: {
