@@ -116,7 +116,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   await app.register(errors);
   await app.register(httpHygiene, { corsOrigins: options.config.corsOrigins });
-  await app.register(metrics, { token: options.config.metricsToken, host: options.config.host });
+  const behindProxy = options.config.trustProxy !== false && options.config.trustProxy !== 0;
+  await app.register(metrics, { token: options.config.metricsToken, host: options.config.host, behindProxy });
   await app.register(validation);
   const limiter = new RateLimiter({ redisUrl: options.config.redisUrl, redisPrefix: options.rateLimitPrefix }, app.log);
   app.addHook('onClose', () => limiter.close());
