@@ -67,7 +67,9 @@ test('a flood of fresh fake tokens of every shape costs no database statement on
 
 test('a valid public caller over its limit, and a secret token over its own, are refused before any database work', async () => {
   const ip = '198.51.100.20';
-  for (let i = 0; i < 20; i++) assert.equal((await from(ip, store.storefront)).statusCode, 200);
+  assert.ok(await statementsDuring(async () => {
+    for (let i = 0; i < 20; i++) assert.equal((await from(ip, store.storefront)).statusCode, 200);
+  }) > 0, 'a valid token is looked up until its limit (the count works)');
   assert.equal((await from(ip, store.storefront)).statusCode, 429);
   assert.equal(await statementsDuring(async () => {
     for (let i = 0; i < 50; i++) assert.equal((await from(ip, store.storefront)).statusCode, 429);
