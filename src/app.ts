@@ -9,6 +9,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Database, DatabaseHandle } from './db/client.js';
 import type { Config } from './plugins/config.js';
 import errors, { frameworkErrors, clientErrors } from './plugins/errors.js';
+import { logSerializers } from './plugins/log-serializers.js';
 import validation from './plugins/validation.js';
 import authentication from './plugins/authentication.js';
 import authorization from './plugins/authorization.js';
@@ -31,10 +32,11 @@ import { purgeExpiredKeys } from './modules/idempotency/repository.js';
 import jobs from './plugins/jobs.js';
 import httpHygiene from './plugins/http-hygiene.js';
 import metrics from './plugins/metrics.js';
-import { callerLimits, RateLimiter, routeLimits, type RateLimitOptions } from './plugins/rate-limit.js';
+import { callerLimits, RateLimiter, routeLimits, spentBudgets, type RateLimitOptions } from './plugins/rate-limit.js';
 import { IdentityProviders } from './modules/customers/identity-provider.js';
 import customerRoutes from './modules/customers/routes.js';
 import customerAuthAdminRoutes from './modules/customers/admin-routes.js';
+import { JWKS_FETCH_TIMEOUT_MS } from './modules/customers/service.js';
 import catalogVersion from './modules/stores/catalog-version.js';
 import { purgeDeadCustomerTokens } from './modules/stores/repository.js';
 
@@ -79,7 +81,8 @@ export const ADMIN_BODY_LIMIT = 1024 * 1024;
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const timeoutMs = options.config.requestTimeoutMs;
   const app = Fastify({
-    logger: options.logger ?? false,
+    // Log lines never carry a query's parameters, a failing row or a query string.
+    logger: options.logger ? { ...(options.logger === true ? {} : options.logger), serializers: logSerializers } : false,
     // Node reads these when the HTTP server is made (Fastify sets them only afterwards), and checks
     // them every `connectionsCheckingInterval`: so a body that trickles in is cut in time.
     http: {
@@ -113,7 +116,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   await app.register(errors);
   await app.register(httpHygiene, { corsOrigins: options.config.corsOrigins });
-  await app.register(metrics, { token: options.config.metricsToken, host: options.config.host });
+  const behindProxy = options.config.trustProxy !== false && options.config.trustProxy !== 0;
+  await app.register(metrics, { token: options.config.metricsToken, host: options.config.host, behindProxy });
   await app.register(validation);
   const limiter = new RateLimiter({ redisUrl: options.config.redisUrl, redisPrefix: options.rateLimitPrefix }, app.log);
   app.addHook('onClose', () => limiter.close());
@@ -124,8 +128,16 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     ordersPerMinute: options.config.orderRateLimitPerMinute,
     guestSessionsPerMinute: options.config.guestSessionsPerMinute,
   };
-  const identityProviders = new IdentityProviders({ fetchTimeoutMs: 3000, refetchCooldownMs: options.config.jwksRefetchCooldownSeconds * 1000 });
-  // Who is calling, how often, whether they may: three steps, in this order.
+  const identityProviders = new IdentityProviders({
+    timeoutMs: JWKS_FETCH_TIMEOUT_MS,
+    refetchCooldownMs: options.config.jwksRefetchCooldownSeconds * 1000,
+    allowPrivateNetworks: options.config.allowPrivateNetworks,
+    sharedIssuers: options.config.sharedJwtIssuers,
+  }, app.log);
+  app.addHook('onReady', () => limiter.started());
+  // Who is calling, how often, whether they may: three steps, in this order, after a refusal that
+  // costs nothing for a caller whose budget is already spent.
+  await app.register(spentBudgets, limits);
   await app.register(authentication, { rootToken: options.config.rootToken, identityProviders });
   await app.register(callerLimits, limits);
   await app.register(authorization);
@@ -146,7 +158,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const worker = new DeliveryWorker(options.database.db, {
     retryScheduleSeconds: config.webhookRetryScheduleSeconds,
     disableAfterHours: config.webhookDisableAfterHours,
-    allowPrivateNetworks: config.webhookAllowPrivateNetworks,
+    allowPrivateNetworks: config.allowPrivateNetworks,
     timeoutMs: config.webhookTimeoutMs,
     concurrency: config.webhookConcurrency,
     pollIntervalMs: config.webhookPollIntervalMs,
@@ -172,7 +184,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   if (config.webhookPollIntervalMs > 0) app.addHook('onReady', async () => worker.start());
   app.addHook('onClose', () => worker.stop());
 
-  await app.register(operationsRoutes, { prefix: '/api' });
+  await app.register(operationsRoutes, { prefix: '/api', degradations: () => limiter.degradations() });
   await app.register(storesAdminRoutes, { prefix: '/api' });
   await app.register(catalogRoutes, { prefix: '/api' });
   await app.register(catalogAdminRoutes, { prefix: '/api' });

@@ -73,7 +73,7 @@ function parse(argv: string[]): Command {
       throw new UsageError(message);
     };
     const slug = store();
-    return async (d) => webhookCommand(verb, positionals.slice(2), { ...values, store: await slug(d) }, loadConfig().webhookAllowPrivateNetworks, usage)(d.db);
+    return async (d) => webhookCommand(verb, positionals.slice(2), { ...values, store: await slug(d) }, loadConfig().allowPrivateNetworks, usage)(d.db);
   }
   throw new UsageError(`unknown command: ${positionals.join(' ') || '(none)'}`);
 }

@@ -95,3 +95,12 @@ test('DB_START_TIMEOUT_SECONDS bounds the wait for an unreachable database (defa
   assert.equal(loadConfig({ DB_START_TIMEOUT_SECONDS: '5' }).dbStartTimeoutSeconds, 5);
   assert.throws(() => loadConfig({ DB_START_TIMEOUT_SECONDS: '-1' }), ConfigError);
 });
+
+test('ALLOW_PRIVATE_NETWORKS covers webhooks and JWK Sets; its older name WEBHOOK_ALLOW_PRIVATE_NETWORKS still works, and two values that disagree stop the start', () => {
+  assert.equal(loadConfig({}).allowPrivateNetworks, false);
+  assert.equal(loadConfig({ ALLOW_PRIVATE_NETWORKS: 'true' }).allowPrivateNetworks, true);
+  assert.equal(loadConfig({ WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' }).allowPrivateNetworks, true);
+  assert.equal(loadConfig({ ALLOW_PRIVATE_NETWORKS: 'true', WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' }).allowPrivateNetworks, true);
+  assert.throws(() => loadConfig({ ALLOW_PRIVATE_NETWORKS: 'false', WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' }), (e: ConfigError) => /disagree/.test(e.message));
+  assert.deepEqual(loadConfig({ SHARED_JWT_ISSUERS: ' https://accounts.google.com ,https://login.example/,' }).sharedJwtIssuers, ['https://accounts.google.com', 'https://login.example/']);
+});

@@ -11,7 +11,8 @@ import { startTestApp } from './support/app.js';
 import { assertProblem, createStore, type TestStore } from './support/factories.js';
 import { freePort } from './support/server-process.js';
 
-const t = await startTestApp({ JWKS_REFETCH_COOLDOWN_SECONDS: '0' });
+// The JWK Set server of this file listens on loopback, over http: a development setting.
+const t = await startTestApp({ JWKS_REFETCH_COOLDOWN_SECONDS: '0', ALLOW_PRIVATE_NETWORKS: 'true' });
 
 type KeyPair = Awaited<ReturnType<typeof generateKeyPair>>;
 interface SigningKey {
@@ -166,14 +167,14 @@ test('an inline JWK Set works too; settings are read, replaced and turned off', 
   assertProblem(await t.request('GET', '/api/v1/admin/customer-auth', { token: s.admin }), 404, 'NOT_FOUND');
 });
 
-test('settings are checked: one key source, https (http only on loopback), public keys only, (issuer, audience) unique across stores', async () => {
+test('settings are checked: one key source, a URL that resolves, public keys only, an issuer registered by another store is 409', async () => {
   const s: TestStore = await createStore(t);
   const key = await publicJwk(rsa);
   const privateJwk = { ...(await exportJWK(rsa.pair.privateKey)), kid: 'x' };
   const bad = [
     { issuer: 'i', audience: 'a' },
     { issuer: 'i', audience: 'a', jwksUrl, jwks: { keys: [key] } },
-    { issuer: 'i', audience: 'a', jwksUrl: 'http://idp.example/jwks.json' },
+    { issuer: 'i', audience: 'a', jwksUrl: 'https://idp.invalid/jwks.json' },
     { issuer: 'i', audience: 'a', jwksUrl: 'not a url' },
     { issuer: 'i', audience: 'a', jwks: { keys: [privateJwk] } },
     { issuer: 'i', audience: 'a', jwks: { keys: [] } },
@@ -183,5 +184,6 @@ test('settings are checked: one key source, https (http only on loopback), publi
   for (const body of bad) assertProblem(await t.request('PUT', '/api/v1/admin/customer-auth', { token: s.admin, body }), 400, 'VALIDATION_FAILED');
   assertProblem(await t.request('PUT', '/api/v1/admin/customer-auth', { token: s.admin, body: { issuer: ISSUER, audience: AUDIENCE, jwksUrl } }), 409, 'CONFLICT');
   assertProblem(await t.request('PUT', '/api/v1/admin/customer-auth', { token: s.server, body: { issuer: 'i', audience: 'a', jwksUrl } }), 403, 'FORBIDDEN');
-  assert.equal((await t.request('PUT', '/api/v1/admin/customer-auth', { token: s.admin, body: { issuer: ISSUER, audience: 'another-audience', jwksUrl: 'https://idp.example/jwks.json' } })).status, 200);
+  assertProblem(await t.request('PUT', '/api/v1/admin/customer-auth', { token: s.admin, body: { issuer: ISSUER, audience: 'another-audience', jwksUrl } }), 409, 'CONFLICT');
+  assert.equal((await t.request('PUT', '/api/v1/admin/customer-auth', { token: s.admin, body: { issuer: `${ISSUER}other`, audience: AUDIENCE, jwksUrl } })).status, 200);
 });

@@ -2,6 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
+import { logBuffer } from './support/log-buffer.js';
 import { startAppOn, startTestApp } from './support/app.js';
 import { assertProblem, createProduct, createStore } from './support/factories.js';
 import { createAddress, placeOrder } from './support/shop.js';
@@ -60,6 +61,18 @@ test('without METRICS_TOKEN the metrics are served only on a loopback HOST, and 
   const open = await startAppOn(t.database, { HOST: '0.0.0.0' });
   assertProblem(await open.request('GET', '/api/metrics'), 404, 'NOT_FOUND');
   const guarded = await startAppOn(t.database, { HOST: '0.0.0.0', METRICS_TOKEN: 'metrics-secret-0123456789' });
+  assertProblem(await guarded.request('GET', '/api/metrics'), 401, 'UNAUTHORIZED');
+  assert.equal((await guarded.request('GET', '/api/metrics', { token: 'metrics-secret-0123456789' })).status, 200);
+});
+
+test('with TRUST_PROXY set the metrics need METRICS_TOKEN even on a loopback HOST: 404 without it, and the start says why', async () => {
+  const log = logBuffer('warn');
+  for (const trustProxy of ['true', '1', '127.0.0.1']) {
+    const proxied = await startAppOn(t.database, { HOST: '127.0.0.1', TRUST_PROXY: trustProxy }, { logger: log.logger });
+    assertProblem(await proxied.request('GET', '/api/metrics'), 404, 'NOT_FOUND');
+  }
+  assert.match(log.text(), /METRICS_TOKEN/);
+  const guarded = await startAppOn(t.database, { TRUST_PROXY: 'true', METRICS_TOKEN: 'metrics-secret-0123456789' });
   assertProblem(await guarded.request('GET', '/api/metrics'), 401, 'UNAUTHORIZED');
   assert.equal((await guarded.request('GET', '/api/metrics', { token: 'metrics-secret-0123456789' })).status, 200);
 });

@@ -35,10 +35,15 @@ export interface DatabaseOptions {
   statementTimeoutMs?: number;
   /** Longest to wait for a connection before failing fast with 503. */
   connectTimeoutMs?: number;
+  /** Called for every statement sent through Drizzle (tests count database work with it). */
+  onQuery?: () => void;
 }
 
+/** Drizzle's logger option for `onQuery`. */
+const queryCounter = (onQuery: (() => void) | undefined) => (onQuery ? { logger: { logQuery: () => onQuery() } } : {});
+
 export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHandle> {
-  return options.url ? openPostgres(options.url, options) : openPglite(options.dataDir);
+  return options.url ? openPostgres(options.url, options) : openPglite(options.dataDir, options.onQuery);
 }
 
 // Each driver is loaded only when used: a server on PostgreSQL never loads PGlite, and back.
@@ -62,7 +67,7 @@ async function openPostgres(url: string, options: DatabaseOptions): Promise<Data
   // to their own client. The statement in flight fails with the error; the pool discards the client.
   pool.on('error', () => {});
   pool.on('connect', (client) => client.on('error', () => {}));
-  const db = drizzlePg(pool, { schema }) as unknown as Database;
+  const db = drizzlePg(pool, { schema, ...queryCounter(options.onQuery) }) as unknown as Database;
   return {
     db,
     kind: 'postgres',
@@ -76,7 +81,7 @@ async function openPostgres(url: string, options: DatabaseOptions): Promise<Data
   };
 }
 
-async function openPglite(dataDir: string | undefined): Promise<DatabaseHandle> {
+async function openPglite(dataDir: string | undefined, onQuery?: () => void): Promise<DatabaseHandle> {
   let lock: DataDirLock | undefined;
   if (dataDir) {
     mkdirSync(dataDir, { recursive: true });
@@ -99,7 +104,7 @@ async function openPglite(dataDir: string | undefined): Promise<DatabaseHandle> 
     lock?.release();
     throw error;
   }
-  const db = drizzlePglite(client, { schema }) as unknown as Database;
+  const db = drizzlePglite(client, { schema, ...queryCounter(onQuery) }) as unknown as Database;
   return {
     db,
     kind: 'pglite',

@@ -41,8 +41,10 @@ export interface Config {
   webhookRetryScheduleSeconds: number[];
   /** An endpoint whose deliveries have all failed for this long is disabled. */
   webhookDisableAfterHours: number;
-  /** Allows http and private, loopback and link-local targets (development, tests). */
-  webhookAllowPrivateNetworks: boolean;
+  /** Allows http and private, loopback and link-local targets for webhooks and JWK Sets (development, tests). */
+  allowPrivateNetworks: boolean;
+  /** Issuers several stores may register, each with its own audience (e.g. https://accounts.google.com). */
+  sharedJwtIssuers: string[];
   /** How often each process looks for due deliveries; 0 = this process sends none. */
   webhookPollIntervalMs: number;
   /** Deliveries a process sends at once. */
@@ -116,7 +118,8 @@ export function loadConfig(env: Env = process.env): Config {
     eventRetentionDays: read.integer('EVENT_RETENTION_DAYS', 30, 1, 3650),
     webhookRetryScheduleSeconds: read.integerList('WEBHOOK_RETRY_SCHEDULE_SECONDS', [5, 30, 120, 600, 1800, 3600, 10800, 21600, 43200, 86400], 0, 30 * 86400),
     webhookDisableAfterHours: read.integer('WEBHOOK_DISABLE_AFTER_HOURS', 120, 1, 10 * 365 * 24),
-    webhookAllowPrivateNetworks: read.boolean('WEBHOOK_ALLOW_PRIVATE_NETWORKS', false),
+    allowPrivateNetworks: read.allowPrivateNetworks(),
+    sharedJwtIssuers: (env.SHARED_JWT_ISSUERS ?? '').split(',').map((issuer) => issuer.trim()).filter(Boolean),
     webhookPollIntervalMs: read.integer('WEBHOOK_POLL_INTERVAL_MS', 1000, 0, 600000),
     webhookConcurrency: read.integer('WEBHOOK_CONCURRENCY', 32, 1, 1000),
     webhookYieldRequestsPerSecond: read.integer('WEBHOOK_YIELD_REQUESTS_PER_SECOND', 500, 0, 1000000),
@@ -182,6 +185,17 @@ export class EnvReader {
       return false;
     }
     return entries;
+  }
+
+  /** ALLOW_PRIVATE_NETWORKS, or its older name WEBHOOK_ALLOW_PRIVATE_NETWORKS; two values that disagree are refused. */
+  allowPrivateNetworks(): boolean {
+    const current = this.boolean('ALLOW_PRIVATE_NETWORKS', false);
+    const older = this.boolean('WEBHOOK_ALLOW_PRIVATE_NETWORKS', false);
+    if (this.raw('ALLOW_PRIVATE_NETWORKS') === undefined) return older;
+    if (this.raw('WEBHOOK_ALLOW_PRIVATE_NETWORKS') !== undefined && current !== older) {
+      this.problems.push('ALLOW_PRIVATE_NETWORKS and its older name WEBHOOK_ALLOW_PRIVATE_NETWORKS disagree: set only ALLOW_PRIVATE_NETWORKS');
+    }
+    return current;
   }
 
   integer(name: string, fallback: number, min: number, max: number): number {

@@ -63,6 +63,8 @@ export interface ProblemExtra {
   /** Field problems, or one `{productId, requested, available}` entry per product for stock. */
   errors?: unknown[];
   headers?: Record<string, string>;
+  /** Why, for the log only: never in the answer. */
+  cause?: string;
 }
 
 export class AppError extends Error {
@@ -73,7 +75,7 @@ export class AppError extends Error {
     readonly detail: string,
     readonly extra: ProblemExtra = {},
   ) {
-    super(detail);
+    super(detail, extra.cause === undefined ? undefined : { cause: extra.cause });
     this.name = 'AppError';
     this.status = ERROR_STATUS[code];
   }

@@ -2,8 +2,10 @@
  * Prometheus metrics at /api/metrics (a registry per app, not the global one): requests and
  * latency by route pattern and status, database pool use, orders created, stock refusals and
  * idempotent replays. With METRICS_TOKEN set, the route needs `Authorization: Bearer <it>`;
- * without it, the route exists only on a server that listens on a loopback address (it shows
- * every store's order volume).
+ * without it, the route exists only on a server that listens on a loopback address and has no
+ * proxy in front (it shows every store's order volume): with TRUST_PROXY set, a reverse proxy on
+ * the same host makes a loopback HOST reachable from anywhere, so the route is 404 and the start
+ * says why. The start is not refused: a deployment that reads no metrics needs no token.
  * Business counters are read off the answers, so no module needs to know about metrics.
  */
 import type { FastifyInstance } from 'fastify';
@@ -21,7 +23,7 @@ export function isLoopbackHost(host: string): boolean {
 }
 
 export default fp(
-  async (app: FastifyInstance, options: { token: string | undefined; host: string }) => {
+  async (app: FastifyInstance, options: { token: string | undefined; host: string; behindProxy: boolean }) => {
     const registry = new Registry();
     collectDefaultMetrics({ register: registry });
     const labelNames = ['method', 'route', 'status'] as const;
@@ -61,7 +63,10 @@ export default fp(
       if (!replayed && (code === 'INSUFFICIENT_STOCK' || code === 'PRODUCT_UNAVAILABLE')) refusals.inc({ code });
     });
 
-    const exposed = options.token !== undefined || isLoopbackHost(options.host);
+    const exposed = options.token !== undefined || (isLoopbackHost(options.host) && !options.behindProxy);
+    if (!options.token && options.behindProxy && isLoopbackHost(options.host)) {
+      app.log.warn({ event: 'metrics_off' }, 'GET /api/metrics is 404: TRUST_PROXY is set, so requests come through a proxy and a loopback HOST does not keep the metrics private; set METRICS_TOKEN to serve them');
+    }
     app.get('/api/metrics', { schema: { hide: true } }, async (request, reply) => {
       if (!exposed) throw new AppError('NOT_FOUND', `no route GET /api/metrics`);
       if (options.token) {

@@ -1,106 +1,67 @@
 /**
- * Rate limiting: how often. Fixed one-minute windows per key. Secret callers (admin, server and
- * root tokens) count per token; public callers (the storefront token, customer credentials, no or
- * a refused token) count per store and client address, so that one client cannot use up a shop's
- * budget. Order creation and guest sessions have tighter limits of their own, counted after
- * validation and authorization (so nobody can spend a victim's budget with bad requests).
- * Counters live in memory for one process, or in Redis (REDIS_URL) so that several processes
- * share them. A limit of 0 is off. If Redis does not answer, requests are let through (fail open)
- * and a warning is logged: the limiter must never take the store down.
+ * Rate limiting: how often. Secret callers (admin, server and root tokens) count per token; public
+ * callers (the storefront token, customer credentials, no or a refused token) count per store and
+ * client address, so that one client cannot use up a shop's budget. Order creation and guest
+ * sessions have tighter limits of their own, counted after validation and authorization (so nobody
+ * can spend a victim's budget with bad requests). The counters are in rate-limiter.ts.
+ *
+ * Refusals cost nothing once a budget is spent: before authentication (and so before any database
+ * work) a request is refused when this process already saw its budget go over the limit in this
+ * window. Its budget is known from a credential this process authenticated recently; any other
+ * credential (a fresh fake token of whatever shape, a JWT of any issuer) spends the budget of
+ * refused credentials from its client address, and so cannot buy a database query by being new.
  */
-import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { createHash } from 'node:crypto';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import { Redis } from 'ioredis';
-import { AppError } from './errors.js';
+import type { Principal } from './authentication.js';
 import { TOKEN_KINDS } from '../modules/stores/tokens.js';
+import { RateLimiter } from './rate-limiter.js';
 
-const WINDOW_MS = 60_000;
+export { RateLimiter };
 
-interface Hit {
-  count: number;
-  /** Milliseconds until the window ends. */
-  resetMs: number;
-}
+/** Credentials this process authenticated lately, by a hash of their Authorization header. */
+class KnownCredentials {
+  private readonly principals = new Map<string, { principal: Principal; until: number }>();
 
-interface CounterStore {
-  hit(key: string, windowIndex: number): Promise<Hit>;
-  close(): Promise<void>;
-}
+  constructor(private readonly max = 10_000, private readonly ttlMs = 10 * 60_000) {}
 
-class MemoryStore implements CounterStore {
-  private readonly counters = new Map<string, { window: number; count: number }>();
-  private readonly sweeper = setInterval(() => this.sweep(), WINDOW_MS).unref();
-
-  async hit(key: string, window: number): Promise<Hit> {
-    const current = this.counters.get(key);
-    const count = current && current.window === window ? current.count + 1 : 1;
-    this.counters.set(key, { window, count });
-    return { count, resetMs: (window + 1) * WINDOW_MS - Date.now() };
+  static fingerprint(header: string | undefined): string | undefined {
+    return header === undefined ? undefined : createHash('sha256').update(header).digest('base64url');
   }
 
-  private sweep() {
-    const window = Math.floor(Date.now() / WINDOW_MS);
-    for (const [key, value] of this.counters) if (value.window < window) this.counters.delete(key);
+  get(fingerprint: string | undefined): Principal | undefined {
+    if (fingerprint === undefined) return undefined;
+    const known = this.principals.get(fingerprint);
+    if (known && known.until > Date.now()) return known.principal;
+    if (known) this.principals.delete(fingerprint);
+    return undefined;
   }
 
-  async close() {
-    clearInterval(this.sweeper);
-  }
-}
-
-class RedisStore implements CounterStore {
-  private readonly redis: Redis;
-
-  constructor(url: string, private readonly prefix: string) {
-    // Fail fast while disconnected instead of queueing commands: the limiter fails open.
-    this.redis = new Redis(url, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: false });
-    this.redis.on('error', () => {});
-  }
-
-  async hit(key: string, window: number): Promise<Hit> {
-    const redisKey = `${this.prefix}${key}:${window}`;
-    const [[, count]] = (await this.redis.multi().incr(redisKey).pexpire(redisKey, WINDOW_MS * 2).exec()) as [[Error | null, number]];
-    return { count, resetMs: (window + 1) * WINDOW_MS - Date.now() };
-  }
-
-  async close() {
-    this.redis.disconnect();
-  }
-}
-
-export class RateLimiter {
-  private readonly store: CounterStore;
-
-  constructor(
-    options: { redisUrl?: string; redisPrefix?: string },
-    private readonly log: FastifyBaseLogger,
-  ) {
-    this.store = options.redisUrl ? new RedisStore(options.redisUrl, options.redisPrefix ?? 'storefront:rl:') : new MemoryStore();
-  }
-
-  /** Counts one request against `key`; sets the RateLimit-* headers, and answers 429 when over. */
-  async consume(reply: FastifyReply, key: string, limit: number): Promise<void> {
-    if (limit <= 0) return;
-    let hit: Hit;
-    try {
-      hit = await this.store.hit(key, Math.floor(Date.now() / WINDOW_MS));
-    } catch (error) {
-      this.log.warn({ err: error }, 'rate limit store unavailable; letting the request through');
-      return;
+  remember(fingerprint: string, principal: Principal) {
+    if (this.principals.size >= this.max && !this.principals.has(fingerprint)) {
+      this.principals.delete(this.principals.keys().next().value!);
     }
-    const resetSeconds = Math.max(1, Math.ceil(hit.resetMs / 1000));
-    reply.header('ratelimit-limit', String(limit));
-    reply.header('ratelimit-remaining', String(Math.max(0, limit - hit.count)));
-    reply.header('ratelimit-reset', String(resetSeconds));
-    if (hit.count > limit) {
-      throw new AppError('RATE_LIMITED', `more than ${limit} requests per minute; retry in ${resetSeconds} s`, {
-        headers: { 'retry-after': String(resetSeconds) },
-      });
-    }
+    this.principals.set(fingerprint, { principal, until: Date.now() + this.ttlMs });
   }
 
-  close(): Promise<void> {
-    return this.store.close();
+  forget(fingerprint: string) {
+    this.principals.delete(fingerprint);
+  }
+}
+
+// One per limiter: the plugin that refuses before authentication and the one that counts after it share it.
+const knownCredentialsOf = new WeakMap<RateLimiter, KnownCredentials>();
+function knownCredentials(limiter: RateLimiter): KnownCredentials {
+  let known = knownCredentialsOf.get(limiter);
+  if (!known) knownCredentialsOf.set(limiter, (known = new KnownCredentials()));
+  return known;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The hash of the Authorization header, when the route needs a credential. */
+    credentialFingerprint: string | undefined;
   }
 }
 
@@ -123,26 +84,46 @@ export interface RateLimitOptions {
   guestSessionsPerMinute: number;
 }
 
-/** The counter a request spends, and its limit. */
-function budgetOf(request: FastifyRequest, options: RateLimitOptions): [key: string, limit: number] {
-  const principal = request.principal;
+/** The counter a caller spends, and its limit: null is a missing or refused credential. */
+function budgetOf(principal: Principal | null, request: FastifyRequest, options: RateLimitOptions): [key: string, limit: number] {
   if (principal?.kind === 'root') return ['token:root', options.perMinute];
   if (principal && principal.kind !== 'customer' && TOKEN_KINDS[principal.kind].secret) return [`token:${principal.tokenId}`, options.perMinute];
   const store = principal && 'store' in principal ? principal.store : '-';
   return [`client:${store}:${request.ip}`, options.clientPerMinute];
 }
 
-/** Every request with a credential (or a refused one) counts against its caller's budget, first thing. */
+/** Before authentication: a request whose budget this process saw spent is refused with no further work. */
+export const spentBudgets = fp(
+  async (app: FastifyInstance, options: RateLimitOptions) => {
+    const known = knownCredentials(options.limiter);
+    app.decorateRequest('credentialFingerprint', undefined);
+    app.addHook('onRequest', async (request, reply) => {
+      const access = request.routeOptions.config.access;
+      if (!access || access === 'public') return;
+      request.credentialFingerprint = KnownCredentials.fingerprint(request.headers.authorization);
+      const [key] = budgetOf(known.get(request.credentialFingerprint) ?? null, request, options);
+      options.limiter.refuseIfSpent(reply, key);
+    });
+  },
+  { name: 'spent-budgets', dependencies: ['errors'] },
+);
+
+/** Every request with a credential (or a refused one) counts against its caller's budget, right after authentication. */
 export const callerLimits = fp(
   async (app: FastifyInstance, options: RateLimitOptions) => {
     app.addHook('onRequest', async (request, reply) => {
       const access = request.routeOptions.config.access;
       if (!access || access === 'public') return;
-      const [key, limit] = budgetOf(request, options);
+      const fingerprint = request.credentialFingerprint;
+      if (fingerprint !== undefined) {
+        if (request.principal) knownCredentials(options.limiter).remember(fingerprint, request.principal);
+        else knownCredentials(options.limiter).forget(fingerprint);
+      }
+      const [key, limit] = budgetOf(request.principal, request, options);
       await options.limiter.consume(reply, key, limit);
     });
   },
-  { name: 'caller-limits', dependencies: ['authentication'] },
+  { name: 'caller-limits', dependencies: ['authentication', 'spent-budgets'] },
 );
 
 /** The tighter limits of order creation and guest sessions; register after authorization. */

@@ -41,15 +41,15 @@ export function testEnv(overrides: Record<string, string> = {}): Record<string, 
 }
 
 /** Starts the app for this test file and closes it (and its database) when the file ends. */
-export async function startTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+export async function startTestApp(env: Record<string, string> = {}, extra: { onQuery?: () => void } = {}): Promise<TestApp> {
   let removeDataDir = () => {};
   let database: DatabaseHandle;
   if (TEST_DATABASE_URL) {
-    database = await openDatabase({ url: TEST_DATABASE_URL, poolSize: 10 });
+    database = await openDatabase({ url: TEST_DATABASE_URL, poolSize: 10, onQuery: extra.onQuery });
   } else {
     const copy = copyTemplate();
     removeDataDir = copy.remove;
-    database = await openDatabase({ dataDir: copy.dataDir });
+    database = await openDatabase({ dataDir: copy.dataDir, onQuery: extra.onQuery });
   }
   const config = loadConfig(testEnv(env));
   // TEST_LOG_LEVEL=error shows what a failing test's app logged (5xx causes, with stacks).

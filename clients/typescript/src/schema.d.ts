@@ -33,7 +33,7 @@ export interface paths {
         };
         /**
          * The database answers
-         * @description The database answers
+         * @description 200 while the database answers: `{"status":"ready"}`, or `{"status":"degraded","degraded":[...]}` when the service serves but something is not as configured (rate limits counted per process because Redis does not answer). 503 when the database does not answer.
          */
         get: operations["getReadiness"];
         put?: never;
@@ -606,7 +606,7 @@ export interface paths {
         get: operations["adminGetCustomerAuth"];
         /**
          * Accept JWTs of the store's own identity provider
-         * @description Bearer JWTs with this `iss` and `aud` are verified with the JWK Set (RS256, ES256 or EdDSA; `exp` required; `sub` a UUID, the customer id). Exactly one of jwksUrl and jwks.
+         * @description Bearer JWTs with this `iss` and `aud` are verified with the JWK Set (RS256, ES256 or EdDSA; `exp` required; `sub` a UUID, the customer id). Exactly one of jwksUrl and jwks. An issuer belongs to one store: 409 if another store registered it (for an issuer listed in SHARED_JWT_ISSUERS, if another store registered it with this audience).
          */
         put: operations["adminSetCustomerAuth"];
         post?: never;
@@ -1148,7 +1148,7 @@ export interface components {
              * @example https://api.shop.example
              */
             audience: string;
-            /** @description https URL of the JWK Set (http only for a loopback host); exclusive with jwks */
+            /** @description https URL of the JWK Set, on a public address (plain http and private addresses only with ALLOW_PRIVATE_NETWORKS); fetched with a 3 s timeout and a 64 KiB cap, no redirect followed; exclusive with jwks */
             jwksUrl?: string;
             /** @description an inline JWK Set of public keys */
             jwks?: {
@@ -1520,6 +1520,21 @@ export interface components {
              */
             id: string;
         };
+        /** Readiness */
+        Readiness: {
+            /** @description `degraded`: the service serves, but something is not as configured (see `degraded`) */
+            status: "ready" | "degraded";
+            /** @description present only when status is degraded */
+            degraded?: {
+                /**
+                 * @description what is degraded
+                 * @example rate-limits
+                 */
+                component: string;
+                /** @example Redis at redis:6379 (REDIS_URL) does not answer: rate limits count in this process alone until it does */
+                detail: string;
+            }[];
+        };
         /** RevokedCount */
         RevokedCount: {
             /** @description how many live tokens were revoked */
@@ -1704,7 +1719,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Health"];
+                    "application/json": components["schemas"]["Readiness"];
                 };
             };
             /** @description Bad Request: VALIDATION_FAILED */

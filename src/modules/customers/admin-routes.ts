@@ -8,16 +8,22 @@ import * as customers from './service.js';
 const tags = ['admin'];
 
 const customerAuthAdminRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const policy = { allowPrivateNetworks: app.config.allowPrivateNetworks, sharedJwtIssuers: app.config.sharedJwtIssuers };
+  // Said at start: registrations that stopped working when each issuer got one owner.
+  app.addHook('onReady', async () => {
+    const conflicts = await customers.issuersOfSeveralStores(app.db, policy).catch(() => []);
+    for (const line of conflicts) app.log.warn({ event: 'jwt_issuer_of_several_stores' }, line);
+  });
   app.put(
     '/v1/admin/customer-auth',
     {
       schema: {
         operationId: 'adminSetCustomerAuth', tags, summary: "Accept JWTs of the store's own identity provider",
-        description: 'Bearer JWTs with this `iss` and `aud` are verified with the JWK Set (RS256, ES256 or EdDSA; `exp` required; `sub` a UUID, the customer id). Exactly one of jwksUrl and jwks.',
+        description: 'Bearer JWTs with this `iss` and `aud` are verified with the JWK Set (RS256, ES256 or EdDSA; `exp` required; `sub` a UUID, the customer id). Exactly one of jwksUrl and jwks. An issuer belongs to one store: 409 if another store registered it (for an issuer listed in SHARED_JWT_ISSUERS, if another store registered it with this audience).',
         body: S.CustomerAuthBody, response: { 200: S.CustomerAuthEnvelope, ...errorResponses(['CONFLICT']) },
       },
     },
-    async (request) => customers.configureCustomerAuth(app.db, storeOf(request), request.body),
+    async (request) => customers.configureCustomerAuth(app.db, storeOf(request), request.body, policy),
   );
   app.get(
     '/v1/admin/customer-auth',

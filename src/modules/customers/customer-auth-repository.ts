@@ -1,6 +1,6 @@
 /** A store's identity-provider settings (customer_auth), one row per store. */
 import { sql } from 'drizzle-orm';
-import { queryRows, type Executor } from '../../db/client.js';
+import { queryRows, valueList, type Executor } from '../../db/client.js';
 import { catalogVersionOf } from '../stores/catalog-version.js';
 
 /** A JWK Set of public keys. */
@@ -31,16 +31,37 @@ export async function findCustomerAuth(db: Executor, store: string): Promise<Cus
   return row;
 }
 
-export async function findCustomerAuthByIssuer(db: Executor, issuer: string, audiences: string[]): Promise<CustomerAuthMatch | undefined> {
-  const [row] = await queryRows<CustomerAuthMatch>(
+/**
+ * The registrations a JWT of `issuer` could belong to, at most two (two are already one too many):
+ * every registration of the issuer, or with `audiences`, those whose audience is one of them.
+ */
+export async function findIssuerRegistrations(db: Executor, issuer: string, audiences: string[] | null): Promise<CustomerAuthMatch[]> {
+  const audienceFilter = audiences === null ? sql`` : sql`and a.audience in (${valueList(audiences.slice(0, 10))})`;
+  return queryRows<CustomerAuthMatch>(
     db,
     sql`select a.store, a.issuer, a.audience, a.jwks_url as "jwksUrl", a.jwks,
           coalesce(a.updated_at, a.created_at)::text as "updatedAt", ${catalogVersionOf(sql.raw('a.store'))} as "catalogVersion"
         from customer_auth a
-        where a.issuer = ${issuer} and a.audience in (${sql.join(audiences.slice(0, 10).map((a) => sql`${a}`), sql`, `)})
-        limit 1`,
+        where a.issuer = ${issuer} ${audienceFilter}
+        order by a.store
+        limit 2`,
   );
-  return row;
+}
+
+/** Serializes registrations of one issuer until the transaction ends, so two stores cannot both take it. */
+export async function lockIssuer(tx: Executor, issuer: string): Promise<void> {
+  await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`customer_auth:${issuer}`}))`);
+}
+
+/** Stores other than `store` that registered `issuer`. */
+export async function otherStoresOfIssuer(db: Executor, issuer: string, store: string): Promise<string[]> {
+  const rows = await queryRows<{ store: string }>(db, sql`select store from customer_auth where issuer = ${issuer} and store <> ${store} order by store limit 5`);
+  return rows.map((r) => r.store);
+}
+
+/** Issuers that several stores registered (left from before each issuer had one owner), with those stores. */
+export async function findIssuersOfSeveralStores(db: Executor): Promise<Array<{ issuer: string; stores: string[] }>> {
+  return queryRows(db, sql`select issuer, array_agg(store order by store) as stores from customer_auth group by issuer having count(*) > 1 order by issuer limit 100`);
 }
 
 export async function saveCustomerAuth(

@@ -1,18 +1,26 @@
 /**
  * Customers signed in by a store's own identity provider (Auth0, Cognito, Keycloak, ...): a bearer
- * JWT is matched to its store by `iss` and `aud`, then verified with `jose` against the store's JWK
- * Set: RS256, ES256 or EdDSA only (never `none`, never an HMAC), `exp` required with 30 s leeway,
- * `nbf` honoured, `sub` a UUID (the customer id). A remote JWK Set is fetched with a 3 s timeout,
- * cached, and fetched again when a token names an unknown `kid` (at most once per cool-down).
+ * JWT is matched to exactly one store by its `iss` (and, for an issuer listed in
+ * SHARED_JWT_ISSUERS, its `aud`), then verified with `jose` against that store's JWK Set: RS256,
+ * ES256 or EdDSA only (never `none`, never an HMAC), `exp` required with 30 s leeway, `nbf`
+ * honoured, `sub` a UUID (the customer id). A token that could belong to two stores belongs to
+ * neither. Every refusal reads the same, so that nobody learns which issuers or audiences are
+ * registered.
  */
-import { createLocalJWKSet, createRemoteJWKSet, decodeJwt, errors, jwtVerify, type JWTVerifyGetKey } from 'jose';
+import type { FastifyBaseLogger } from 'fastify';
+import { createLocalJWKSet, decodeJwt, jwtVerify, type JWTVerifyGetKey } from 'jose';
 import type { Database } from '../../db/client.js';
 import { AppError } from '../../plugins/errors.js';
-import { findCustomerAuthByIssuer, type CustomerAuthMatch, type JwkSet } from './customer-auth-repository.js';
+import { findIssuerRegistrations, type CustomerAuthMatch, type JwkSet } from './customer-auth-repository.js';
+import { KeySetUnavailable, remoteKeySet, type RemoteKeySetOptions } from './jwks-fetch.js';
 
 export const JWT_ALGORITHMS = ['RS256', 'ES256', 'EdDSA'];
 const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** The one answer to every refused JWT, whatever the reason. */
+export const JWT_REFUSED = 'the JWT was refused: it is malformed, expired or not yet valid, or not issued and signed for a store of this service';
+/** A JWK Set of at most this size; anything larger is not a JWK Set. */
+export const JWKS_MAX_BYTES = 64 * 1024;
 
 export interface JwtCustomer {
   store: string;
@@ -22,14 +30,22 @@ export interface JwtCustomer {
 
 export const looksLikeJwt = (token: string) => JWT_SHAPE.test(token);
 
-/** A JWK Set that could not be fetched: JWT requests answer 503, nothing else is affected. */
-class KeySetUnavailable extends Error {}
+export interface IdentityProviderOptions extends Pick<RemoteKeySetOptions, 'timeoutMs' | 'refetchCooldownMs' | 'allowPrivateNetworks'> {
+  /** Issuers that several stores may register, each with its own audience. */
+  sharedIssuers: string[];
+}
 
 export class IdentityProviders {
   /** Key sets per store, rebuilt when the store's settings change (their `updatedAt`). */
   private readonly keySets = new Map<string, { version: string; getKey: JWTVerifyGetKey }>();
+  private readonly sharedIssuers: Set<string>;
 
-  constructor(private readonly options: { fetchTimeoutMs: number; refetchCooldownMs: number }) {}
+  constructor(
+    private readonly options: IdentityProviderOptions,
+    private readonly log?: FastifyBaseLogger,
+  ) {
+    this.sharedIssuers = new Set(options.sharedIssuers);
+  }
 
   /** The customer a bearer JWT names, or a 401 (`invalid_token`) / 503 AppError. */
   async authenticate(db: Database, token: string, refuse: (detail: string) => AppError): Promise<JwtCustomer> {
@@ -37,12 +53,21 @@ export class IdentityProviders {
     try {
       claims = decodeJwt(token);
     } catch {
-      throw refuse('the token is not a valid JWT');
+      throw refuse(JWT_REFUSED);
     }
     const audiences = typeof claims.aud === 'string' ? [claims.aud] : Array.isArray(claims.aud) ? claims.aud.filter((a) => typeof a === 'string') : [];
-    if (typeof claims.iss !== 'string' || audiences.length === 0) throw refuse('the JWT names no issuer or audience');
-    const match = await findCustomerAuthByIssuer(db, claims.iss, audiences);
-    if (!match) throw refuse('no store accepts JWTs of this issuer and audience');
+    if (typeof claims.iss !== 'string' || audiences.length === 0) throw refuse(JWT_REFUSED);
+    // An issuer has one owner; only a shared one is told apart by audience.
+    const matches = await findIssuerRegistrations(db, claims.iss, this.sharedIssuers.has(claims.iss) ? audiences : null);
+    const [match] = matches;
+    if (!match) throw refuse(JWT_REFUSED);
+    if (matches.length > 1) {
+      this.log?.warn(
+        { event: 'jwt_ambiguous', issuer: claims.iss, stores: matches.map((m) => m.store) },
+        `a JWT of issuer ${claims.iss} matches the registrations of stores ${matches.map((m) => m.store).join(' and ')}: refused for both`,
+      );
+      throw refuse(JWT_REFUSED);
+    }
     let sub: string | undefined;
     try {
       const { payload } = await jwtVerify(token, this.keySetOf(match), {
@@ -57,11 +82,12 @@ export class IdentityProviders {
       if (error instanceof KeySetUnavailable) {
         throw new AppError('SERVICE_UNAVAILABLE', "the store's identity provider keys (JWK Set) cannot be fetched; retry shortly", {
           headers: { 'retry-after': '5' },
+          cause: error.message,
         });
       }
-      throw refuse(`the JWT was refused: ${reasonOf(error)}`);
+      throw refuse(JWT_REFUSED);
     }
-    if (!sub || !UUID.test(sub)) throw refuse('the JWT subject (sub) must be a UUID: it is the customer id');
+    if (!sub || !UUID.test(sub)) throw refuse(JWT_REFUSED);
     return { store: match.store, customerId: sub.toLowerCase(), catalogVersion: match.catalogVersion };
   }
 
@@ -69,37 +95,14 @@ export class IdentityProviders {
     const version = `${match.updatedAt}|${match.jwksUrl ?? ''}`;
     const known = this.keySets.get(match.store);
     if (known && known.version === version) return known.getKey;
-    const getKey = match.jwksUrl ? this.remote(match.jwksUrl) : local(match.jwks ?? { keys: [] });
+    const getKey = match.jwksUrl
+      ? remoteKeySet(match.jwksUrl, { ...this.options, maxBytes: JWKS_MAX_BYTES, maxAgeMs: 10 * 60_000 })
+      : local(match.jwks ?? { keys: [] });
     this.keySets.set(match.store, { version, getKey });
     return getKey;
-  }
-
-  private remote(url: string): JWTVerifyGetKey {
-    const keySet = createRemoteJWKSet(new URL(url), {
-      timeoutDuration: this.options.fetchTimeoutMs,
-      cooldownDuration: this.options.refetchCooldownMs,
-    });
-    return async (header, token) => {
-      try {
-        return await keySet(header, token);
-      } catch (error) {
-        // An unknown kid (after the refetch) is the token's fault; anything else is the fetch's.
-        if (error instanceof errors.JWKSNoMatchingKey || error instanceof errors.JWKSMultipleMatchingKeys || error instanceof errors.JOSENotSupported) throw error;
-        throw new KeySetUnavailable(error instanceof Error ? error.message : String(error));
-      }
-    };
   }
 }
 
 function local(jwks: JwkSet): JWTVerifyGetKey {
   return createLocalJWKSet(jwks as Parameters<typeof createLocalJWKSet>[0]);
-}
-
-function reasonOf(error: unknown): string {
-  if (error instanceof errors.JWTExpired) return 'it has expired';
-  if (error instanceof errors.JWTClaimValidationFailed) return `claim ${error.claim} ${error.reason === 'check_failed' ? 'is not valid' : error.reason}`;
-  if (error instanceof errors.JOSEAlgNotAllowed) return 'its algorithm is not allowed (RS256, ES256 or EdDSA)';
-  if (error instanceof errors.JWSSignatureVerificationFailed) return 'the signature does not verify';
-  if (error instanceof errors.JWKSNoMatchingKey) return 'no key of the JWK Set matches it';
-  return 'it is malformed';
 }

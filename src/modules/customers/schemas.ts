@@ -35,7 +35,7 @@ export const CustomerAuthBody = named('CustomerAuthBody', Type.Object(
   {
     issuer: Type.String({ minLength: 1, maxLength: 500, description: 'the `iss` of the tokens', examples: ['https://shop.eu.auth0.com/'] }),
     audience: Type.String({ minLength: 1, maxLength: 500, description: 'an `aud` the tokens carry', examples: ['https://api.shop.example'] }),
-    jwksUrl: Type.Optional(Type.String({ maxLength: 2000, description: 'https URL of the JWK Set (http only for a loopback host); exclusive with jwks' })),
+    jwksUrl: Type.Optional(Type.String({ maxLength: 2000, description: 'https URL of the JWK Set, on a public address (plain http and private addresses only with ALLOW_PRIVATE_NETWORKS); fetched with a 3 s timeout and a 64 KiB cap, no redirect followed; exclusive with jwks' })),
     jwks: Type.Optional(Jwks),
   },
   { additionalProperties: false },

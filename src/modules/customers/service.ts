@@ -11,6 +11,10 @@ import { toIso, toIsoOrNull } from '../../lib/time.js';
 import * as tokens from '../stores/repository.js';
 import { hashSecret, newSecret } from '../stores/tokens.js';
 import * as repo from './customer-auth-repository.js';
+import { OutboundRefusal, resolveOutboundTarget } from '../../lib/outbound-policy.js';
+
+/** The whole fetch of a JWK Set, and the check of its URL at registration. */
+export const JWKS_FETCH_TIMEOUT_MS = 3000;
 
 export interface CustomerTokenView {
   id: string;
@@ -67,20 +71,22 @@ export interface CustomerAuthSettings {
   jwks?: repo.JwkSet;
 }
 
-const LOOPBACK_HOST = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\])$/i;
+/** What the platform allows a store's identity-provider settings. */
+export interface CustomerAuthPolicy {
+  allowPrivateNetworks: boolean;
+  /** Issuers several stores may register, each with its own audience (SHARED_JWT_ISSUERS). */
+  sharedJwtIssuers: string[];
+}
 
-function checkSettings(body: CustomerAuthSettings): void {
+async function checkSettings(body: CustomerAuthSettings, policy: CustomerAuthPolicy): Promise<void> {
   const problems: Array<{ field: string; message: string }> = [];
   if ((body.jwksUrl === undefined) === (body.jwks === undefined)) problems.push({ field: 'body', message: 'send exactly one of jwksUrl and jwks' });
-  if (body.jwksUrl !== undefined) {
-    let url: URL | undefined;
+  else if (body.jwksUrl !== undefined) {
     try {
-      url = new URL(body.jwksUrl);
-    } catch {
-      problems.push({ field: 'body.jwksUrl', message: 'is not a URL' });
-    }
-    if (url && !(url.protocol === 'https:' || (url.protocol === 'http:' && LOOPBACK_HOST.test(url.hostname)))) {
-      problems.push({ field: 'body.jwksUrl', message: 'must be https (http only for a loopback host)' });
+      await resolveOutboundTarget(body.jwksUrl, policy.allowPrivateNetworks, JWKS_FETCH_TIMEOUT_MS);
+    } catch (error) {
+      if (!(error instanceof OutboundRefusal)) throw error;
+      problems.push({ field: 'body.jwksUrl', message: error.rule });
     }
   }
   body.jwks?.keys.forEach((key, i) => {
@@ -100,16 +106,36 @@ export function customerAuthView(row: repo.CustomerAuthRow) {
   };
 }
 
-/** Sets the store's identity provider; (issuer, audience) names one store only (409 otherwise). */
-export async function configureCustomerAuth(db: Database, store: string, body: CustomerAuthSettings) {
-  checkSettings(body);
+/**
+ * Sets the store's identity provider. An issuer belongs to the one store that registered it (409
+ * for any other), except a shared issuer, where each (issuer, audience) belongs to one store.
+ */
+export async function configureCustomerAuth(db: Database, store: string, body: CustomerAuthSettings, policy: CustomerAuthPolicy) {
+  await checkSettings(body, policy);
   try {
-    const row = await repo.saveCustomerAuth(db, store, { issuer: body.issuer, audience: body.audience, jwksUrl: body.jwksUrl ?? null, jwks: body.jwks ?? null });
+    const row = await db.transaction(async (tx) => {
+      await repo.lockIssuer(tx, body.issuer);
+      if (!policy.sharedJwtIssuers.includes(body.issuer) && (await repo.otherStoresOfIssuer(tx, body.issuer, store)).length > 0) {
+        throw new AppError('CONFLICT', 'another store has registered this issuer: an issuer belongs to one store');
+      }
+      return repo.saveCustomerAuth(tx, store, { issuer: body.issuer, audience: body.audience, jwksUrl: body.jwksUrl ?? null, jwks: body.jwks ?? null });
+    });
     return { customerAuth: customerAuthView(row) };
   } catch (error) {
-    if (postgresErrorCode(error) === '23505') throw new AppError('CONFLICT', 'another store already accepts JWTs of this issuer and audience');
+    if (postgresErrorCode(error) === '23505') throw new AppError('CONFLICT', 'another store has registered this issuer with this audience');
     throw error;
   }
+}
+
+/**
+ * Issuers registered by several stores before an issuer had one owner: their JWTs are refused for
+ * every one of those stores (never let into the wrong one). Answers one line per issuer, for the log.
+ */
+export async function issuersOfSeveralStores(db: Database, policy: CustomerAuthPolicy): Promise<string[]> {
+  const rows = await repo.findIssuersOfSeveralStores(db);
+  return rows
+    .filter((row) => !policy.sharedJwtIssuers.includes(row.issuer))
+    .map((row) => `issuer ${row.issuer} is registered by stores ${row.stores.join(', ')}: its JWTs are refused for all of them until only one store keeps it, or it is listed in SHARED_JWT_ISSUERS`);
 }
 
 export async function readCustomerAuth(db: Database, store: string) {

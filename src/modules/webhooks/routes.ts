@@ -8,7 +8,7 @@ import * as admin from './service.js';
 const tags = ['admin'];
 
 const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  const policy = { allowPrivateNetworks: app.config.webhookAllowPrivateNetworks };
+  const policy = { allowPrivateNetworks: app.config.allowPrivateNetworks };
   app.post(
     '/v1/admin/webhooks',
     {

@@ -5,7 +5,7 @@
  */
 import http from 'node:http';
 import https from 'node:https';
-import type { LookupFunction } from 'node:net';
+import { describeNetworkError, pinnedLookup } from '../../lib/outbound-policy.js';
 import type { WebhookTarget } from './url-policy.js';
 
 const agents = {
@@ -17,13 +17,6 @@ export interface AttemptResult {
   statusCode: number | null;
   /** null when the receiver answered 2xx. */
   error: string | null;
-}
-
-function pinnedLookup(target: WebhookTarget): LookupFunction {
-  return ((_host: string, options: { all?: boolean }, callback: (...args: unknown[]) => void) => {
-    if (options?.all) callback(null, [{ address: target.address, family: target.family }]);
-    else callback(null, target.address, target.family);
-  }) as LookupFunction;
 }
 
 export function postWebhook(target: WebhookTarget, headers: Record<string, string>, body: string, timeoutMs: number): Promise<AttemptResult> {
@@ -52,7 +45,8 @@ export function postWebhook(target: WebhookTarget, headers: Record<string, strin
       });
       response.resume();
     });
-    request.on('error', (error) => resolve({ statusCode: null, error: error.message }));
+    // The delivery log is the store admin's to read: it never shows the address the host resolved to.
+    request.on('error', (error) => resolve({ statusCode: null, error: describeNetworkError(error) }));
     request.end(body);
   });
 }

@@ -1,0 +1,22 @@
+/** A JSON logger into memory, for tests that read what the app logged. */
+import type { AppOptions } from '../../src/app.js';
+
+export interface LogBuffer {
+  logger: NonNullable<AppOptions['logger']>;
+  /** Every line logged so far, parsed. */
+  entries(): Array<Record<string, unknown> & { level: number; msg?: string }>;
+  /** Everything logged so far, as written. */
+  text(): string;
+}
+
+export function logBuffer(level = 'info'): LogBuffer {
+  const lines: string[] = [];
+  return {
+    logger: { level, stream: { write: (line: string) => void lines.push(line) } },
+    entries: () => lines.map((line) => JSON.parse(line)),
+    text: () => lines.join(''),
+  };
+}
+
+/** pino's number for a level. */
+export const LEVEL = { info: 30, warn: 40, error: 50 } as const;
