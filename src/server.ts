@@ -34,11 +34,11 @@ function banner(config: Config, port: number, seeded: CreatedStore | undefined):
   const workers = config.workers > 1 ? ` with ${config.workers} workers` : '';
   const lines = [`Storefront API on ${base}/v1 using ${where}${workers}`, `Docs: ${base}/docs   OpenAPI: ${base}/openapi.json`];
   if (seeded) {
+    // One line a newcomer pastes into another terminal: the README's walkthrough starts from it.
     lines.push(
-      `Demo store "${seeded.store.slug}" created. Its tokens are shown only now:`,
-      `  admin:      ${seeded.tokens.admin}`,
-      `  storefront: ${seeded.tokens.storefront}`,
-      `  try: curl -H "Authorization: Bearer ${seeded.tokens.storefront}" ${base}/v1/products`,
+      `Demo store "${seeded.store.slug}" created with an admin token (ADMIN) and a storefront token (SF), shown only now.`,
+      `To follow the README's walkthrough, paste this line into another terminal:`,
+      `  export API=${base} ADMIN=${seeded.tokens.admin} SF=${seeded.tokens.storefront}`,
     );
   }
   return lines.join('\n');
