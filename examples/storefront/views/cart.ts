@@ -46,7 +46,7 @@ export function linesTable(lines: ProductLine[], editable: boolean): string {
     const quantity = editable
       ? `<input class="input qty" type="number" min="0" value="${l.order.quantity}" data-quantity="${l.id}" aria-label="Quantity of ${escape(l.name)}">`
       : String(l.order.quantity);
-    return `<tr data-line="${l.id}"><td class="item">${productImage(l, 'thumb')}<span>${escape(l.name)}</span></td>
+    return `<tr data-line="${l.id}"><td><div class="item">${productImage(l, 'thumb')}<span>${escape(l.name)}</span></div></td>
       <td class="num">${money(l.price)}</td><td class="num">${quantity}</td><td class="num">${money(l.order.price)}</td>
       ${editable ? `<td><button class="button secondary small" data-remove="${l.id}">Remove</button></td>` : ''}</tr>`;
   });
