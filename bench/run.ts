@@ -7,9 +7,10 @@
  *   --port 3900             the server's port (the ceiling server uses the next one, the receiver +50)
  *   --no-webhooks           skip the webhook runs (order-spread with an endpoint, backlog drain)
  *   --cpu-prof DIR          write the server's CPU profile (node --cpu-prof) to DIR
- * Results: a table on stdout, and bench/results/latest.{json,md} plus a dated JSON.
+ * Results: a table on stdout, and bench/results/latest.{json,md} (the last run only, with the commit
+ * it measured; git keeps the history).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, freemem, totalmem, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -354,9 +355,19 @@ await runCommand('npx', ['tsc', '-p', 'tsconfig.build.json']);
 const runs: Array<{ products: number } & Awaited<ReturnType<typeof benchSize>>> = [];
 for (const size of SIZES) runs.push({ products: size, ...(await benchSize(size)) });
 
+/** The commit this run measured, marked when the work tree had changes outside bench/results. */
+function measuredCommit(): string {
+  const git = (...args: string[]) => spawnSync('git', args, { cwd: ROOT, encoding: 'utf8' });
+  const head = git('rev-parse', '--short=12', 'HEAD');
+  if (head.status !== 0) return 'unknown (not a git checkout)';
+  const changed = git('status', '--porcelain', '--', '.', ':!bench/results').stdout.trim() !== '';
+  return `${head.stdout.trim()}${changed ? ' with uncommitted changes' : ''}`;
+}
+
 const machine = `${cpus().length} cores (${cpus()[0]?.model.trim()}), ${Math.round(totalmem() / 2 ** 30)} GiB (${Math.round(freemem() / 2 ** 30)} free), Node ${process.version}, ${values.embedded ? 'PGlite' : 'PostgreSQL'}${values['no-cache'] ? ', catalog cache off' : ''}`;
+const commit = measuredCommit();
 const lines = [
-  `Machine: ${machine}; ${CONNECTIONS} connections, ${WARMUP} s warm-up, ${SECONDS} s per workload.`,
+  `Machine: ${machine}; ${CONNECTIONS} connections, ${WARMUP} s warm-up, ${SECONDS} s per workload. Commit ${commit}.`,
   '',
   '| products | workload | req/s | p50 ms | p99 ms | errors | ceiling req/s | ratio | service SQL ceiling | ratio |',
   '|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|',
@@ -400,10 +411,8 @@ if (runs.length > 1) {
 growth('list-deep', find(most, 'list-deep'), find(most, 'list-products'), `(first page) at ${most} products`);
 const table = lines.join('\n');
 console.log(table);
-const stamp = new Date().toISOString().replace(/[:.]/g, '-');
-const results = { machine, connections: CONNECTIONS, seconds: SECONDS, warmup: WARMUP, runs };
+const results = { commit, date: new Date().toISOString(), machine, connections: CONNECTIONS, seconds: SECONDS, warmup: WARMUP, runs };
 writeFileSync(join(ROOT, 'bench/results/latest.json'), JSON.stringify(results, null, 2));
-writeFileSync(join(ROOT, `bench/results/${stamp}.json`), JSON.stringify(results, null, 2));
 writeFileSync(join(ROOT, 'bench/results/latest.md'), `${table}\n`);
 if (runs.some((r) => r.sellout && !r.sellout.passed)) {
   console.error('the sellout check failed: the service sold more or fewer than it had');

@@ -74,7 +74,7 @@ function trustProxyOption(setting: Config['trustProxy']): boolean | string[] | (
   return typeof setting === 'number' ? (_address, hop) => hop < setting : setting;
 }
 
-/** Largest body of a storefront route, and of an admin route (decisions.md, "Status codes and errors"). */
+/** Largest body of a storefront route, and of an admin route (docs/api.md, "Limits"). */
 export const STOREFRONT_BODY_LIMIT = 64 * 1024;
 export const ADMIN_BODY_LIMIT = 1024 * 1024;
 

@@ -1,12 +1,14 @@
 /**
  * Store and token management on the configured database, without a running server:
  *   npm run cli -- store create <slug> [--name "Name"]
+ *   npm run cli -- store list
  *   npm run cli -- token create [--store <slug>] --kind admin|server|storefront
  *   npm run cli -- token revoke [--store <slug>] <token-id>
  *   npm run cli -- token list [--store <slug>]
  * `--store` may be left out while the database holds a single store.
  *   npm run cli -- webhook ... (see src/modules/webhooks/cli.ts)
- * Answers are JSON on stdout; exit code 2 for bad usage, 1 for a refusal or failure.
+ * Answers are JSON on stdout; `--help` prints the usage and exits 0; exit code 2 for bad usage,
+ * 1 for a refusal or failure.
  */
 import { parseArgs } from 'node:util';
 import { openConfiguredDatabase } from './bootstrap.js';
@@ -21,6 +23,7 @@ import { WEBHOOK_USAGE, webhookCommand } from './modules/webhooks/cli.js';
 const KINDS = ISSUABLE_TOKEN_KINDS.join('|');
 const USAGE = `usage:
   npm run cli -- store create <slug> [--name "Store name"]
+  npm run cli -- store list
   npm run cli -- token create [--store <slug>] --kind ${KINDS}
   npm run cli -- token revoke [--store <slug>] <token-id>
   npm run cli -- token list [--store <slug>]
@@ -28,6 +31,8 @@ const USAGE = `usage:
 ${WEBHOOK_USAGE}`;
 
 class UsageError extends Error {}
+/** `--help`: the usage on stdout, and success. */
+class HelpRequested extends Error {}
 
 type Command = (database: DatabaseHandle) => Promise<unknown>;
 
@@ -41,7 +46,7 @@ function parse(argv: string[]): Command {
       disable: { type: 'boolean' }, enable: { type: 'boolean' },
     },
   });
-  if (values.help) throw new UsageError('');
+  if (values.help) throw new HelpRequested();
   const [noun, verb, arg] = positionals;
   // The named store, or the only one there is.
   const store = () => async (database: DatabaseHandle) => {
@@ -52,6 +57,9 @@ function parse(argv: string[]): Command {
   };
   if (noun === 'store' && verb === 'create' && arg && positionals.length === 3) {
     return (d) => stores.createStore(d.db, arg, values.name);
+  }
+  if (noun === 'store' && verb === 'list' && positionals.length === 2) {
+    return async (d) => ({ stores: await stores.listStores(d.db) });
   }
   if (noun === 'token' && verb === 'create' && positionals.length === 2) {
     const kind = values.kind;
@@ -83,6 +91,10 @@ async function main(): Promise<number> {
   try {
     command = parse(process.argv.slice(2));
   } catch (error) {
+    if (error instanceof HelpRequested) {
+      console.log(USAGE);
+      return 0;
+    }
     const message = error instanceof Error ? error.message : String(error);
     console.error(message ? `${message}\n${USAGE}` : USAGE);
     return 2;

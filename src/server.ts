@@ -8,7 +8,8 @@ import { buildApp } from './app.js';
 import { openConfiguredDatabase } from './bootstrap.js';
 import { ConfigError, loadConfig, type Config } from './plugins/config.js';
 import { seedDemoStore } from './seed/demo.js';
-import type { CreatedStore } from './modules/stores/service.js';
+import { hasStores, type CreatedStore } from './modules/stores/service.js';
+import type { Database } from './db/client.js';
 import { databaseAddress, describeStartFailure } from './start-failure.js';
 
 function readConfig(): Config {
@@ -33,11 +34,11 @@ function banner(config: Config, port: number, seeded: CreatedStore | undefined):
   const workers = config.workers > 1 ? ` with ${config.workers} workers` : '';
   const lines = [`Storefront API on ${base}/v1 using ${where}${workers}`, `Docs: ${base}/docs   OpenAPI: ${base}/openapi.json`];
   if (seeded) {
+    // One line a newcomer pastes into another terminal: the README's walkthrough starts from it.
     lines.push(
-      `Demo store "${seeded.store.slug}" created. Its tokens are shown only now:`,
-      `  admin:      ${seeded.tokens.admin}`,
-      `  storefront: ${seeded.tokens.storefront}`,
-      `  try: curl -H "Authorization: Bearer ${seeded.tokens.storefront}" ${base}/v1/products`,
+      `Demo store "${seeded.store.slug}" created with an admin token (ADMIN) and a storefront token (SF), shown only now.`,
+      `To follow the README's walkthrough, paste this line into another terminal:`,
+      `  export API=${base} ADMIN=${seeded.tokens.admin} SF=${seeded.tokens.storefront}`,
     );
   }
   return lines.join('\n');
@@ -60,11 +61,26 @@ function warnAboutSeparateCounters(config: Config): void {
   }
 }
 
+/**
+ * Without STOREFRONT_ROOT_TOKEN only the CLI can create a store; a newcomer on an empty database
+ * (a fresh PostgreSQL, or SEED_DEMO=false) would otherwise get 401 from every call with no hint.
+ */
+async function warnWhenNoStoreCanBeCreated(config: Config, db: Database): Promise<void> {
+  if (config.rootToken || (await hasStores(db))) return;
+  console.error(
+    'warning: the database holds no store and STOREFRONT_ROOT_TOKEN is not set, so no store can be created over HTTP: ' +
+      'set STOREFRONT_ROOT_TOKEN (make one with `openssl rand -base64 32`) and start again, ' +
+      'or create one with `npm run cli -- store create <slug> --name "Name"`',
+  );
+}
+
 /** Migrates and seeds; answers the demo store's tokens when it was just created. */
 async function prepareDatabase(config: Config): Promise<CreatedStore | undefined> {
   const database = await openConfiguredDatabase(config, { onWait: waitingForDatabase(config) });
   try {
-    return config.seedDemo ? await seedDemoStore(database.db) : undefined;
+    const seeded = config.seedDemo ? await seedDemoStore(database.db) : undefined;
+    await warnWhenNoStoreCanBeCreated(config, database.db);
+    return seeded;
   } finally {
     await database.close();
   }
@@ -74,6 +90,7 @@ async function prepareDatabase(config: Config): Promise<CreatedStore | undefined
 async function serve(config: Config, { seed }: { seed: boolean }): Promise<void> {
   const database = await openConfiguredDatabase(config, { onWait: waitingForDatabase(config) });
   const seeded = seed && config.seedDemo ? await seedDemoStore(database.db) : undefined;
+  if (seed) await warnWhenNoStoreCanBeCreated(config, database.db);
   const app = await buildApp({ config, database, logger: { level: config.logLevel } });
 
   let closing = false;

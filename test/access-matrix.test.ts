@@ -1,6 +1,6 @@
 /**
  * The authorization matrix: every operation of the OpenAPI document, called with every kind of
- * credential, answers what the access table (decisions.md's table) says: 401 for no, a malformed,
+ * credential, answers what the access table (docs/api.md, "Tokens and access") says: 401 for no, a malformed,
  * a revoked or an expired credential; 403 for a caller the route does not admit; anything but
  * 401/403 (and never a 400 or a 5xx: the inputs are valid) for one it admits. A route with no entry
  * in the table fails here (and the app refuses to start).

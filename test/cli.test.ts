@@ -19,6 +19,11 @@ test('store create prints the store and its tokens as JSON; the tokens work on t
   assert.equal(cli('store', 'create', slug).status, 1, 'an existing slug is refused');
   assert.equal(cli('store', 'create', 'Bad Slug').status, 1);
 
+  const listedStores = cli('store', 'list');
+  assert.equal(listedStores.status, 0, listedStores.stderr);
+  assert.deepEqual(listedStores.json.stores.find((s: { slug: string }) => s.slug === slug)?.name, 'CLI Store');
+  assert.ok(!listedStores.stdout.includes(admin), 'store list shows no secret');
+
   const token = cli('token', 'create', '--store', slug, '--kind', 'storefront');
   assert.equal(token.status, 0, token.stderr);
   assert.equal(token.json.token.kind, 'storefront');
@@ -41,6 +46,14 @@ test('store create prints the store and its tokens as JSON; the tokens work on t
     }
   } finally {
     await server.stop();
+  }
+});
+
+test('--help prints the usage on stdout and exits 0', () => {
+  for (const flag of ['--help', '-h']) {
+    const r = cli(flag);
+    assert.equal(r.status, 0, r.stderr);
+    assert.match(r.stdout, /usage:[\s\S]*store list/);
   }
 });
 

@@ -1,5 +1,5 @@
 /**
- * Customer access (decisions.md, "Customers and public clients"): the public storefront token never
+ * Customer access (docs/api.md, "Tokens and access"): the public storefront token never
  * reaches a customer's data; customer tokens and guest sessions reach only their own customer;
  * tokens are minted, expire and are revoked (one, all of a customer's, itself), seen at once by
  * every process; idempotency keys are per caller.

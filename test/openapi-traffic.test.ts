@@ -99,7 +99,7 @@ test('every operation answers as the document says, on happy and error paths', a
   await call(t, 'GET', '/api/v1/products/no-such-product', { token: s.storefront });
   await call(t, 'GET', '/api/v1/collections?offset=-1', { token: s.storefront });
   await call(t, 'GET', '/api/v1/products', {});
-  await call(t, 'GET', '/api/v1/products', { token: 'pub_nope_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx' });
+  await call(t, 'GET', '/api/v1/products', { token: 'sf_nope_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx' });
 
   // Carts, with an idempotent replay.
   const cartBody = { products: [{ id: product.id, quantity: 1 }, { id: scarce.id, quantity: 5 }] };

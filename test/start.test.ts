@@ -6,11 +6,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { copyTemplate, ROOT, TEST_DATABASE_URL } from './support/database.js';
+import { copyTemplate, ROOT, templateDir, TEST_DATABASE_URL } from './support/database.js';
 import { freePort, inheritedEnv, startServerProcess } from './support/server-process.js';
 import { testEnv } from './support/app.js';
 
@@ -105,6 +105,31 @@ test('a weak STOREFRONT_ROOT_TOKEN stops the start: short, one repeated characte
     assert.equal(exit.code, 1, exit.stderr);
     assert.match(exit.stderr, /STOREFRONT_ROOT_TOKEN must/);
     assert.doesNotMatch(exit.stderr, /^\s+at /m);
+  }
+});
+
+/** A DATA_DIR with an empty, migrated database: a copy of the template, or a new one on PostgreSQL runs (which make none). */
+function emptyDataDir(): { dataDir: string; remove: () => void } {
+  if (existsSync(templateDir())) return copyTemplate();
+  const dataDir = mkdtempSync(join(tmpdir(), 'storefront-start-'));
+  return { dataDir, remove: () => rmSync(dataDir, { recursive: true, force: true }) };
+}
+
+test('an empty database and no STOREFRONT_ROOT_TOKEN: the start warns once that no store can be created over HTTP', { timeout: 120_000 }, async () => {
+  const empty = emptyDataDir();
+  try {
+    const server = await startServerProcess({ DATA_DIR: empty.dataDir, STOREFRONT_ROOT_TOKEN: '' });
+    assert.equal(await server.stop(), 0);
+    const warnings = server.output().match(/^warning: the database holds no store and STOREFRONT_ROOT_TOKEN is not set.*$/gm) ?? [];
+    assert.equal(warnings.length, 1, server.output());
+    assert.match(warnings[0]!, /set STOREFRONT_ROOT_TOKEN/);
+    assert.match(warnings[0]!, /npm run cli -- store create/);
+
+    const withRoot = await startServerProcess({ DATA_DIR: empty.dataDir });
+    assert.equal(await withRoot.stop(), 0);
+    assert.doesNotMatch(withRoot.output(), /no store can be created/, 'a root token can create stores: no warning');
+  } finally {
+    empty.remove();
   }
 });
 

@@ -1,5 +1,5 @@
 /**
- * Who may call each route: decisions.md's table "Customers and public clients", declared once.
+ * Who may call each route: the table of docs/api.md, "Tokens and access", declared once.
  * Every route under /api/v1 must have an entry (the app refuses to start otherwise), and the
  * authorization matrix test walks every route of the OpenAPI document against this table.
  */

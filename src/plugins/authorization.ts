@@ -1,6 +1,6 @@
 /**
  * Authorization: may this caller call this route, for this customer? Two steps, in the order of
- * decisions.md ("authentication (401), then input validation (400), then authorization (403)"):
+ * docs/api.md ("authentication (401), then input validation (400), then authorization (403)"):
  * a missing or refused credential is 401 before anything else is looked at; the route's entry of
  * the access table is checked once the path and body are valid, so a customer credential on a
  * path that is not a UUID is 400, and on another customer's path 403.
@@ -26,7 +26,8 @@ function admits(access: Exclude<Access, 'public'>, principal: Principal, request
 }
 
 function forbidden(access: Exclude<Access, 'public'>, principal: Principal): AppError {
-  const caller = principal.kind === 'customer' && principal.tokenId === null ? 'an identity-provider JWT' : `a ${principal.kind} credential`;
+  const article = /^[aeiou]/.test(principal.kind) ? 'an' : 'a';
+  const caller = principal.kind === 'customer' && principal.tokenId === null ? 'an identity-provider JWT' : `${article} ${principal.kind} credential`;
   return new AppError('FORBIDDEN', `${caller} may not use this route${principal.kind === 'customer' ? ' here' : ''}; it needs ${describeAccess(access)}`, {
     headers: { 'www-authenticate': 'Bearer realm="storefront", error="insufficient_scope"' },
   });

@@ -62,7 +62,7 @@ export interface Config {
 /** Root tokens shown in the README or in common examples: a start with one of them is refused. */
 const EXAMPLE_ROOT_TOKENS = ['change-me-to-a-long-secret', 'change-me-to-a-long-secret-of-32-chars'];
 
-/** The rule for STOREFRONT_ROOT_TOKEN (decisions.md, "Running it"); answers what is wrong, or undefined. */
+/** The rule for STOREFRONT_ROOT_TOKEN (docs/configuration.md); answers what is wrong, or undefined. */
 export function rootTokenProblem(token: string): string | undefined {
   if (token.length < 32) return 'must be at least 32 characters (generate one with: openssl rand -base64 32)';
   if (/\s/.test(token)) return 'must not contain spaces';

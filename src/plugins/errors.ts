@@ -117,7 +117,7 @@ export function sendProblem(reply: FastifyReply, error: AppError): FastifyReply 
   return reply.code(error.status).type('application/problem+json; charset=utf-8').send(problemOf(error, reply.request.id));
 }
 
-/** At most this many field problems are listed in a validation problem (decisions.md). */
+/** At most this many field problems are listed in a validation problem (docs/api.md, "Errors"). */
 export const MAX_LISTED_ERRORS = 20;
 
 /** Maps whatever was thrown to the AppError that describes it to the client. */

@@ -18,7 +18,7 @@ export const SECURITY_SCHEMES: Record<Caller, { scheme: string; description: str
   root: { scheme: 'rootToken', description: 'The platform root token (STOREFRONT_ROOT_TOKEN): creates stores.' },
   admin: { scheme: 'adminToken', description: 'An admin token of one store (`adm_…`): the whole admin API and every storefront route.' },
   server: { scheme: 'serverToken', description: "A server token of one store (`srv_…`), kept on a shop's back end: mints customer tokens, reaches every customer." },
-  storefront: { scheme: 'storefrontToken', description: 'The public storefront token of one store (`pub_…`): catalog, carts and guest sessions.' },
+  storefront: { scheme: 'storefrontToken', description: 'The public storefront token of one store (`sf_…`): catalog, carts and guest sessions.' },
   customer: { scheme: 'customerToken', description: "A customer credential: a customer token (`cus_…`, minted or from a guest session) or a JWT of the store's identity provider. Reaches that customer's own data." },
 };
 

@@ -1,4 +1,4 @@
-/** Cart request and response shapes of the contract, with decisions.md's limits. */
+/** Cart request and response shapes of the contract, with the limits of docs/api.md ("Carts"). */
 import { Type, type Static } from '@sinclair/typebox';
 import { productFields } from '../catalog/schemas.js';
 import { Nullable, NullableTimestamp, StringEnum, Timestamp, Uuid, named } from '../../lib/http-schemas.js';

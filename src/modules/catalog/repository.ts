@@ -43,8 +43,9 @@ const ORDERS: Record<ProductSort, ListOrder> = {
 };
 
 /**
- * Search relevance (decisions.md): an exact sku match first, then products whose name holds every
- * word (a typo match counts), then the rest; newest first among equals.
+ * Search relevance (docs/api.md, "Search, filters and cursors"): an exact sku match first, then
+ * products whose name holds every word (a typo match counts), then the rest; newest first among
+ * equals.
  */
 function relevanceRank(search: SearchTerms): SQL {
   return sql`(case when lower(p.sku) = lower(${search.sku}) then 0 when p.search @@ ${search.nameQuery}::tsquery then 1 else 2 end)`;

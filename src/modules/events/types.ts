@@ -1,4 +1,4 @@
-/** The event types of decisions.md ("Events and webhooks"); `webhook.test` is only ever sent, never in the feed. */
+/** The event types of docs/api.md ("Events and webhooks"); `webhook.test` is only ever sent, never in the feed. */
 export const EVENT_TYPES = [
   'order.created',
   'order.paid',

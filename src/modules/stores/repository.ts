@@ -22,6 +22,10 @@ export async function listStoreSlugs(db: Executor, limit: number): Promise<strin
   return (await db.select({ slug: stores.slug }).from(stores).orderBy(stores.slug).limit(limit)).map((r) => r.slug);
 }
 
+export async function listStores(db: Executor): Promise<StoreRow[]> {
+  return db.select().from(stores).orderBy(stores.slug);
+}
+
 export async function countStores(db: Executor): Promise<number> {
   const [row] = await db.select({ n: sql<number>`count(*)::int` }).from(stores);
   return row?.n ?? 0;

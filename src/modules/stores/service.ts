@@ -47,6 +47,16 @@ export async function createStore(db: Database, slug: string, name?: string): Pr
   }
 }
 
+/** Whether the platform holds any store yet. */
+export async function hasStores(db: Database): Promise<boolean> {
+  return (await repo.countStores(db)) > 0;
+}
+
+/** Every store of the platform, by slug (the CLI's `store list`). */
+export async function listStores(db: Database): Promise<StoreView[]> {
+  return (await repo.listStores(db)).map(storeView);
+}
+
 /** Issues a new admin, server or storefront token of a store; its secret is returned once. */
 export async function createToken(db: Database, store: string, kind: IssuableTokenKind): Promise<{ token: TokenView; secret: string }> {
   if (!(await repo.findStore(db, store))) throw new AppError('NOT_FOUND', `store "${store}" not found`);

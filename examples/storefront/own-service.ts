@@ -1,0 +1,73 @@
+/**
+ * The storefront's own throwaway service, its no-argument default: `npm start`'s server on a fresh
+ * embedded database in a temporary directory, with the demo store it seeds (the tokens come from
+ * the line the start prints), and a server token for the shop's back end. `stop()` ends the
+ * service and removes the database.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+export interface OwnService {
+  apiUrl: string;
+  storefrontToken: string;
+  adminToken: string;
+  serverToken: string;
+  stop: () => Promise<void>;
+}
+
+/** The tokens of the line `npm start` prints for the demo store: `export API=... ADMIN=... SF=...`. */
+function demoTokens(output: string): { admin: string; storefront: string } | undefined {
+  const line = /export API=\S+ ADMIN=(\S+) SF=(\S+)/.exec(output);
+  return line ? { admin: line[1]!, storefront: line[2]! } : undefined;
+}
+
+/** Starts it; an abort of `signal` (a Ctrl-C during the start) stops the service at once. */
+export async function startOwnService(apiPort: number, signal?: AbortSignal): Promise<OwnService> {
+  const apiUrl = `http://127.0.0.1:${apiPort}`;
+  const dataDir = mkdtempSync(join(tmpdir(), 'storefront-example-'));
+  // Always the embedded database in a fresh directory, whatever the shell points DATABASE_URL at.
+  const { DATABASE_URL: _database, STOREFRONT_ROOT_TOKEN: _root, ...env } = process.env;
+  const child = spawn(process.execPath, ['--import', 'tsx', '--wasm-num-compilation-tasks=1', join(ROOT, 'src/server.ts')], {
+    cwd: ROOT,
+    env: { ...env, PORT: String(apiPort), HOST: '127.0.0.1', DATA_DIR: dataDir, SEED_DEMO: 'true', LOG_LEVEL: 'warn' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    signal,
+  });
+  child.on('error', () => {}); // an abort is reported by the exit below
+  let output = '';
+  child.stdout.on('data', (d: Buffer) => (output += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (output += d.toString()));
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill('SIGTERM');
+      await exited;
+    }
+    rmSync(dataDir, { recursive: true, force: true });
+  };
+  try {
+    let tokens = demoTokens(output);
+    for (let i = 0; i < 1200 && !tokens; i++) {
+      if (child.exitCode !== null || child.signalCode !== null) throw new Error(`the API exited early:\n${output}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      tokens = demoTokens(output);
+    }
+    if (!tokens) throw new Error(`the API did not start within 2 minutes:\n${output}`);
+    const minted = await fetch(`${apiUrl}/api/v1/admin/tokens`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${tokens.admin}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ kind: 'server' }),
+    });
+    if (minted.status !== 201) throw new Error(`could not mint a server token: ${minted.status} ${await minted.text()}`);
+    const { secret } = (await minted.json()) as { secret: string };
+    return { apiUrl, storefrontToken: tokens.storefront, adminToken: tokens.admin, serverToken: secret, stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}

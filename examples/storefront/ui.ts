@@ -1,0 +1,92 @@
+/** What every view shares: money, escaping, the message bar, product images, and words for shoppers. */
+import type { Problem, Product } from '../../clients/typescript/src/index.js';
+
+export const view = document.getElementById('view')!;
+const message = document.getElementById('message')!;
+
+export const money = (cents: number) => `$${(cents / 100).toFixed(2)}`;
+export const escape = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+export function show(text: string, kind: 'error' | 'ok' = 'error') {
+  message.textContent = text;
+  message.className = kind === 'ok' ? 'ok' : '';
+  message.hidden = false;
+}
+
+export function clearMessage() {
+  message.hidden = true;
+}
+
+let flashed: string | undefined;
+/** A confirmation shown on the next page, once the navigation that follows it is done. */
+export function flash(text: string) {
+  flashed = text;
+}
+export function showFlash() {
+  if (flashed) show(flashed, 'ok');
+  flashed = undefined;
+}
+
+/** A product image as the API gives it (`images: [{url, alt}]`, once products have them). */
+export interface ProductImage {
+  url: string;
+  alt: string;
+}
+
+/** The product's main image, or a neutral placeholder when it has none (or it fails to load). */
+export function productImage(product: Pick<Product, 'name'> & { images?: ProductImage[] }, size: 'card' | 'large' | 'thumb' = 'card'): string {
+  const image = product.images?.[0];
+  const placeholder = `<div class="image placeholder ${size}" role="img" aria-label="${escape(product.name)}: no picture yet"><span>${escape(product.name.slice(0, 1).toUpperCase())}</span></div>`;
+  // A url is https or a path on the API's origin, which this page's back end forwards.
+  if (!image || !/^(https:\/\/|\/)/.test(image.url)) return placeholder;
+  return `<img class="image ${size}" src="${escape(image.url)}" alt="${escape(image.alt || product.name)}" loading="lazy" onerror="this.outerHTML=this.nextElementSibling.innerHTML"><template>${placeholder}</template>`;
+}
+
+export const priceText = (p: { price: number; originalPrice: number | null }) =>
+  `<span class="price">${money(p.price)}</span>${p.originalPrice && p.originalPrice > p.price ? ` <span class="was">${money(p.originalPrice)}</span>` : ''}`;
+
+export const stockText = (p: Pick<Product, 'quantity'>) =>
+  p.quantity > 0
+    ? `<span class="stock" data-stock="${p.quantity}">${p.quantity <= 5 ? `Only ${p.quantity} left` : 'In stock'}</span>`
+    : '<span class="soldout" data-stock="0">Sold out</span>';
+
+/** An order's number as a shopper reads it aloud: the start of its id. */
+export const orderNumber = (id: string) => `#${id.slice(0, 8).toUpperCase()}`;
+
+const STATUS_WORDS: Record<string, string> = {
+  CREATED: 'Received: we are preparing it',
+  PAID: 'Paid: getting ready to ship',
+  FULFILLED: 'Shipped',
+  CANCELLED: 'Cancelled',
+};
+export const statusWords = (status: string) => STATUS_WORDS[status] ?? status.toLowerCase();
+
+type ErrorEntry = { productId?: string; available?: number; code?: string };
+
+/** A problem as a sentence a shopper understands. */
+export function explain(problem: Partial<Problem> | undefined, names: Map<string, string> = new Map()): string {
+  const entries = (problem?.errors ?? []) as ErrorEntry[];
+  const name = (id?: string) => names.get(id ?? '') ?? 'This product';
+  const line = (e: ErrorEntry) =>
+    e.code === 'INSUFFICIENT_STOCK' && (e.available ?? 0) > 0
+      ? `Only ${e.available} left of ${name(e.productId)}.`
+      : e.code === 'INSUFFICIENT_STOCK' ? `${name(e.productId)} is sold out.` : `${name(e.productId)} is no longer available.`;
+  switch (problem?.code) {
+    case 'INSUFFICIENT_STOCK':
+    case 'PRODUCT_UNAVAILABLE':
+      return entries.length ? entries.map(line).join(' ') : 'This product is sold out or no longer available.';
+    case 'CART_EXPIRED':
+    case 'CART_NOT_PENDING':
+      return 'Your cart expired or was already ordered; it has been emptied.';
+    case 'UNAUTHORIZED':
+      return 'Your session ended: please sign in again.';
+    case 'RATE_LIMITED':
+      return 'Too many requests: wait a moment and try again.';
+    case 'SERVICE_UNAVAILABLE':
+      return 'The shop is briefly unavailable: try again in a moment.';
+    case 'VALIDATION_FAILED':
+      return `Please check your input: ${problem.detail}`;
+    default:
+      return problem?.detail ? `Something went wrong: ${problem.detail}` : 'Something went wrong: is the API running?';
+  }
+}

@@ -1,0 +1,88 @@
+/** The cart: adding to it, its lines with unit prices, quantities and totals, and the count in the header. */
+import type { Cart, Product, ProductLine } from '../../../clients/typescript/src/index.js';
+import { cartId, rememberCart, shop } from '../shop.js';
+import { escape, explain, money, productImage, show, view } from '../ui.js';
+
+/** The shopper's cart while it can still change, or undefined (none, expired or ordered). */
+export async function currentCart(): Promise<Cart | undefined> {
+  const id = cartId();
+  if (!id) return undefined;
+  const { data } = await shop.GET('/api/v1/carts/{id}', { params: { path: { id } } });
+  if (data?.cart.status === 'PENDING' && !data.cart.deletedAt) return data.cart;
+  rememberCart(undefined);
+  return undefined;
+}
+
+export async function updateCartCount(cart?: Cart) {
+  const current = cart ?? (await currentCart());
+  document.getElementById('cart-count')!.textContent = String(current?.products.reduce((n, p) => n + p.order.quantity, 0) ?? 0);
+}
+
+export async function addToCart(product: Product, quantity: number) {
+  const names = new Map([[product.id, product.name]]);
+  const id = cartId();
+  const line = { id: product.id, quantity };
+  const result = id
+    ? await shop.POST('/api/v1/carts/{id}/products', { params: { path: { id } }, body: line })
+    : await shop.POST('/api/v1/carts', { params: { header: { 'Idempotency-Key': crypto.randomUUID() } }, body: { products: [line] } });
+  if (!result.data) {
+    if (result.error?.code === 'CART_EXPIRED' || result.error?.code === 'CART_NOT_PENDING' || result.error?.code === 'NOT_FOUND') {
+      rememberCart(undefined);
+      if (result.error.code === 'NOT_FOUND') return addToCart(product, quantity);
+    }
+    return show(explain(result.error, names));
+  }
+  const warnings = ('warnings' in result.data ? (result.data.warnings ?? []) : []) as Array<{ code: string; productId: string; available: number }>;
+  if (warnings.length > 0) return show(explain({ code: warnings[0]!.code, errors: warnings }, names));
+  rememberCart(result.data.cart.id);
+  await updateCartCount(result.data.cart);
+  show(`Added ${quantity} × ${product.name} to your cart.`, 'ok');
+}
+
+/** Lines with unit price, quantity and line total; editable in the cart, read-only on an order. */
+export function linesTable(lines: ProductLine[], editable: boolean): string {
+  const rows = lines.map((l) => {
+    // A cart line's `price` is the product's current unit price; an order line's, the price paid.
+    const quantity = editable
+      ? `<input class="input qty" type="number" min="0" value="${l.order.quantity}" data-quantity="${l.id}" aria-label="Quantity of ${escape(l.name)}">`
+      : String(l.order.quantity);
+    return `<tr data-line="${l.id}"><td><div class="item">${productImage(l, 'thumb')}<span>${escape(l.name)}</span></div></td>
+      <td class="num">${money(l.price)}</td><td class="num">${quantity}</td><td class="num">${money(l.order.price)}</td>
+      ${editable ? `<td><button class="button secondary small" data-remove="${l.id}">Remove</button></td>` : ''}</tr>`;
+  });
+  return `<table class="lines"><thead><tr><th>Item</th><th class="num">Unit price</th><th class="num">Quantity</th><th class="num">Total</th>${editable ? '<th></th>' : ''}</tr></thead>
+    <tbody>${rows.join('')}</tbody></table>`;
+}
+
+// Where a discount code field goes (POST /v1/carts/:id/discount): the summary then shows the
+// cart's `discountTotal` and `total` below its `price`.
+function cartSummary(cart: Cart): string {
+  return `<div class="summary"><p>Subtotal <span class="price" id="total">${money(cart.price)}</span></p></div>`;
+}
+
+export async function renderCart() {
+  const cart = await currentCart();
+  await updateCartCount(cart);
+  if (!cart) {
+    view.innerHTML = '<h1>Your cart</h1><p>Your cart is empty. <a href="#/">Keep shopping</a>.</p>';
+    return;
+  }
+  const names = new Map(cart.products.map((l) => [l.id, l.name]));
+  view.innerHTML = `<h1>Your cart</h1>${linesTable(cart.products, true)}${cartSummary(cart)}
+    <div class="actions"><a class="button secondary" href="#/">Keep shopping</a><button class="button primary" id="checkout">Check out</button></div>`;
+  view.querySelectorAll<HTMLInputElement>('[data-quantity]').forEach((input) =>
+    input.addEventListener('change', async () => {
+      const r = await shop.PATCH('/api/v1/carts/{id}/products/{pid}', { params: { path: { id: cart.id, pid: input.dataset.quantity! } }, body: { quantity: Number(input.value) } });
+      if (r.error) show(explain(r.error, names));
+      await renderCart();
+    }),
+  );
+  view.querySelectorAll<HTMLButtonElement>('[data-remove]').forEach((button) =>
+    button.addEventListener('click', async () => {
+      const r = await shop.DELETE('/api/v1/carts/{id}/products/{pid}', { params: { path: { id: cart.id, pid: button.dataset.remove! } } });
+      if (r.error) show(explain(r.error, names));
+      await renderCart();
+    }),
+  );
+  document.getElementById('checkout')!.addEventListener('click', () => (location.hash = '#/checkout'));
+}

@@ -1,0 +1,41 @@
+/** The order confirmation and the order history, both read from the API for the current customer. */
+import type { Order } from '../../../clients/typescript/src/index.js';
+import { config, customer, me } from '../shop.js';
+import { escape, explain, money, orderNumber, show, statusWords, view } from '../ui.js';
+import { linesTable } from './cart.js';
+
+const placedAt = (order: Order) => new Date(order.createdAt).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+
+export async function renderOrder(id: string) {
+  const buyer = customer();
+  if (!buyer) return show('Sign in to see your orders.');
+  const { data, error } = await me.GET('/api/v1/{customer}/orders/{id}', { params: { path: { customer: buyer.customerId, id } } });
+  if (!data) return show(error?.code === 'NOT_FOUND' ? 'This order is not one of yours.' : explain(error));
+  const o = data.order;
+  const a = o.address;
+  view.innerHTML = `<div class="confirmation" id="confirmation">
+    <h1>Thank you for your order!</h1>
+    <dl class="facts"><div><dt>Order number</dt><dd id="order-number">${orderNumber(o.id)}</dd></div>
+      <div><dt>Placed</dt><dd>${placedAt(o)}</dd></div>
+      <div><dt>Status</dt><dd id="order-status">${statusWords(o.status)}</dd></div>
+      <div><dt>Total</dt><dd class="price" id="order-total">${money(o.price)}</dd></div></dl>
+    ${linesTable(o.products, false)}
+    <p>It ships to ${escape(a.street)} ${escape(a.number)}${a.complement ? `, ${escape(a.complement)}` : ''}, ${escape(a.city)} ${escape(a.state)} ${escape(a.zipcode)}, ${escape(a.country)}.</p>
+    <div class="actions"><a class="button secondary" href="#/orders">All my orders</a><a class="button primary" href="#/">Keep shopping</a></div></div>`;
+}
+
+export async function renderOrders() {
+  const buyer = customer();
+  const signInHint = config.signIn ? ' <a href="#/account">Sign in</a> to see the orders of your account.' : '';
+  if (!buyer) return void (view.innerHTML = `<h1>My orders</h1><p>No orders in this browser yet.${signInHint}</p>`);
+  const { data, error } = await me.GET('/api/v1/{customer}/orders', { params: { path: { customer: buyer.customerId }, query: { limit: 50 } } });
+  if (!data) return show(explain(error));
+  const who = buyer.email ? `<p class="muted">Orders of ${escape(buyer.email)}.</p>` : `<p class="muted">Orders of this guest session.${signInHint}</p>`;
+  if (data.orders.length === 0) return void (view.innerHTML = `<h1>My orders</h1>${who}<p>No orders yet.</p>`);
+  const rows = data.orders.map(
+    (o) => `<tr><td><a href="#/orders/${o.id}">${orderNumber(o.id)}</a></td><td>${placedAt(o)}</td>
+      <td>${o.products.map((l) => `${l.order.quantity} × ${escape(l.name)}`).join(', ')}</td><td class="num">${money(o.price)}</td><td>${statusWords(o.status)}</td></tr>`,
+  );
+  view.innerHTML = `<h1>My orders</h1>${who}<table class="lines" id="orders"><thead><tr><th>Order</th><th>Placed</th><th>Items</th><th class="num">Total</th><th>Status</th></tr></thead>
+    <tbody>${rows.join('')}</tbody></table>`;
+}
