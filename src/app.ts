@@ -36,6 +36,7 @@ import { IdentityProviders } from './modules/customers/identity-provider.js';
 import customerRoutes from './modules/customers/routes.js';
 import customerAuthAdminRoutes from './modules/customers/admin-routes.js';
 import catalogVersion from './modules/stores/catalog-version.js';
+import replicaReads from './plugins/replica-reads.js';
 import { purgeDeadCustomerTokens } from './modules/stores/repository.js';
 
 declare module 'fastify' {
@@ -130,6 +131,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(callerLimits, limits);
   await app.register(authorization);
   await app.register(routeLimits, limits);
+  await app.register(replicaReads);
   await app.register(catalogVersion);
   await app.register(openapi);
   await app.register(idempotency);
