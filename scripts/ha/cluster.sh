@@ -7,6 +7,7 @@
 #   scripts/ha/cluster.sh down     stop every process it started and remove its data
 #   scripts/ha/cluster.sh status   the members (patronictl list) and whether HAProxy answers
 #   scripts/ha/cluster.sh env      the URLs, as shell assignments
+#   scripts/ha/cluster.sh check    exits 0 when it runs and routes, quietly
 #
 # HA_DIR (default /tmp/storefront-ha) holds data, configuration, logs and pid files; HA_PORT_BASE
 # (default 55400) places the ports: etcd +1/+2, PostgreSQL +11..+13, Patroni REST +21..+23, HAProxy
@@ -312,6 +313,7 @@ case "${1:-}" in
   down) down ;;
   status) status ;;
   env) print_env ;;
+  check) is_up ;;
   install) install_packages ;;
-  *) echo "usage: $0 up|down|status|env|install" >&2; exit 2 ;;
+  *) echo "usage: $0 up|down|status|env|check|install" >&2; exit 2 ;;
 esac

@@ -76,6 +76,7 @@ test('the primary killed with SIGKILL under a stream of orders: a replica is pro
   await waitForWrites(load, killedAt);
   const recoveredAt = Date.now();
   await sleep(3000);
+  const stoppedAt = Date.now();
   await load.stop();
   const settledAt = Date.now();
 
@@ -83,7 +84,7 @@ test('the primary killed with SIGKILL under a stream of orders: a replica is pro
   assert.notEqual(promoted.node, old.node, 'Patroni promoted another node');
   const { orders } = await assertNothingLostOrDoubled(load, shop, servers[0]!.base);
   await assertServingWithoutRestart();
-  const gap = longestGapMs(load.orders, killedAt - 1000);
+  const gap = longestGapMs(load.orders, killedAt - 1000, stoppedAt);
   const { first, retries } = tally(load.orders);
   record('kill -9 of the primary', {
     writesRefusedSeconds: seconds(gap.ms),
@@ -94,6 +95,7 @@ test('the primary killed with SIGKILL under a stream of orders: a replica is pro
     firstAttempts: first,
     retries,
     lastKeySettledSeconds: seconds(settledAt - killedAt),
+    ordersPerSecondBefore: Math.round(load.orders.filter((o) => o.attempts[0]!.sentAt < killedAt).length / 3),
     from: old.name,
     to: promoted.name,
   });
@@ -112,6 +114,7 @@ test('a planned switchover under a stream of orders: no error but 503s, nothing 
   assert.match(stdout, /Successfully switched over/i, stdout);
   await waitForWrites(load, Date.now());
   await sleep(3000);
+  const stoppedAt = Date.now();
   await load.stop();
 
   assert.equal((await leader()).name, to.name);
@@ -122,7 +125,7 @@ test('a planned switchover under a stream of orders: no error but 503s, nothing 
   assert.deepEqual(unexpectedRetries, [], `retries answered only 201, 503 or 409 (still running): ${JSON.stringify(retries)}`);
   const { orders } = await assertNothingLostOrDoubled(load, shop, servers[0]!.base);
   await assertServingWithoutRestart();
-  const gap = longestGapMs(load.orders, switchedAt - 1000);
+  const gap = longestGapMs(load.orders, switchedAt - 1000, stoppedAt);
   record('patronictl switchover', { writesRefusedSeconds: seconds(gap.ms), orders, lost: 0, duplicates: 0, firstAttempts: first, retries, from: from.name, to: to.name });
 });
 

@@ -138,11 +138,14 @@ export class OrderLoad {
   }
 }
 
-/** The longest time between two orders answered 201 (by answer time): how long writes were refused. */
-export function longestGapMs(orders: Order[], from: number): { ms: number; start: number; end: number } {
+/**
+ * The longest time between two orders answered 201 from `from` to `until` (by answer time, while
+ * new orders kept coming): how long writes were refused.
+ */
+export function longestGapMs(orders: Order[], from: number, until: number): { ms: number; start: number; end: number } {
   const times = orders
     .flatMap((o) => o.attempts)
-    .filter((a) => a.status === 201 && a.answeredAt >= from)
+    .filter((a) => a.status === 201 && a.answeredAt >= from && a.answeredAt <= until)
     .map((a) => a.answeredAt)
     .sort((a, b) => a - b);
   let gap = { ms: 0, start: from, end: from };
