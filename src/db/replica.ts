@@ -23,7 +23,7 @@ export function parseLsn(text: string): Lsn {
 }
 
 /** Why a read went where it went: on the replica, or to the primary for one of the other reasons. */
-export type ReadOutcome = 'replica' | 'lagging' | 'behind-write' | 'unavailable' | 'not-a-replica' | 'warming-up';
+export type ReadOutcome = 'replica' | 'lagging' | 'behind-write' | 'unavailable' | 'busy' | 'not-a-replica' | 'warming-up';
 
 export interface ReplicaOptions extends DatabaseOptions {
   url: string;
@@ -86,9 +86,12 @@ export class ReplicaRouter {
     if (Date.now() < this.retryAt) return this.skip('unavailable');
     if (this.samples.length === 0) return this.skip('warming-up');
     let client: PoolClient;
+    // Every replica connection in use: a wait that times out says the replica is busy, not gone.
+    const saturated = this.pool.idleCount === 0 && this.pool.totalCount >= (this.options.poolSize ?? 10);
     try {
       client = await this.pool.connect();
     } catch {
+      if (saturated) return this.skip('busy');
       this.failed();
       return this.skip('unavailable');
     }

@@ -38,7 +38,7 @@ export default fp(
     const replays = new Counter({ name: 'storefront_idempotent_replays_total', help: 'Answers replayed for a repeated Idempotency-Key', registers: [registry] });
     new Counter({
       name: 'storefront_catalog_reads_total',
-      help: 'Catalog reads with a read replica configured, by outcome: replica, or the primary because the replica was lagging, behind this process\'s last catalog change, unavailable, not a replica, or warming up',
+      help: 'Catalog reads with a read replica configured, by outcome: replica, or the primary because the replica was lagging, behind this process\'s last catalog change, unavailable, busy (every replica connection in use past the connect timeout), not a replica, or warming up',
       labelNames: ['outcome'],
       registers: [registry],
       collect() {
