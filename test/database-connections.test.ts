@@ -72,3 +72,20 @@ test('the pool drops a connection whose transaction met a read-only server, and 
   assert.equal(await readOnly(), 'on', 'another error keeps its connection');
   await database.db.execute(sql`set default_transaction_read_only = off`);
 });
+
+test('DATABASE_READ_URL naming a server that is not a replica: catalog reads are answered by the primary', { skip }, async () => {
+  const database = await openDatabase({ url: TEST_DATABASE_URL!, poolSize: 4, preparedStatements: TEST_PREPARED_STATEMENTS });
+  after(() => database.close());
+  const t = await startAppOn(database, { DATABASE_URL: TEST_DATABASE_URL!, DATABASE_READ_URL: TEST_DATABASE_URL!, DB_PREPARED_STATEMENTS: String(TEST_PREPARED_STATEMENTS) });
+  const store = await createStore(t);
+  const product = await createProduct(t, store);
+  await t.request('GET', '/api/v1/collections', { token: store.storefront });
+  await new Promise((r) => setTimeout(r, 300));
+  for (let i = 1; i <= 3; i++) {
+    const r = await t.request('GET', `/api/v1/products?limit=${i}`, { token: store.storefront });
+    assert.equal(r.json.products[0].id, product.id);
+  }
+  const metrics = (await t.request('GET', '/api/metrics')).text;
+  assert.match(metrics, /^storefront_catalog_reads_total\{outcome="not-a-replica"\} [1-9]/m);
+  assert.doesNotMatch(metrics, /outcome="replica"/);
+});
