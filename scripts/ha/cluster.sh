@@ -14,6 +14,8 @@
 # primary +32, replicas +33, statistics page +34. PostgreSQL refuses to run as root, so everything
 # runs as the `postgres` user.
 set -euo pipefail
+# shellcheck source=scripts/ha/apt-install.sh
+. "$(dirname "$0")/apt-install.sh"
 
 HA_DIR=${HA_DIR:-/tmp/storefront-ha}
 BASE=${HA_PORT_BASE:-55400}
@@ -57,20 +59,8 @@ install_packages() {
   command -v haproxy >/dev/null || missing+=(haproxy)
   [ -x "$PG_BIN/postgres" ] || missing+=("postgresql-$PG_VERSION")
   [ ${#missing[@]} -eq 0 ] && return 0
-  [ "$(id -u)" = 0 ] || die "missing ${missing[*]}: run as root, or install them with apt-get"
   say "installing ${missing[*]} (Debian packages)"
-  # The packages' own services must not start (and take ports or the machine's PostgreSQL): only
-  # this script starts what it needs, with its own configuration.
-  local guard=""
-  if [ ! -e /usr/sbin/policy-rc.d ]; then
-    guard=/usr/sbin/policy-rc.d
-    printf '#!/bin/sh\nexit 101\n' >"$guard"
-    chmod +x "$guard"
-  fi
-  local status=0
-  { timeout 300 apt-get update -qq && DEBIAN_FRONTEND=noninteractive timeout 600 apt-get install -y -qq --no-install-recommends "${missing[@]}"; } >"/tmp/storefront-ha-apt.log" 2>&1 || status=$?
-  [ -n "$guard" ] && rm -f "$guard"
-  [ $status -eq 0 ] || { tail -n 20 /tmp/storefront-ha-apt.log >&2; die "apt-get install ${missing[*]} failed"; }
+  apt_install "${missing[@]}" || die "could not install ${missing[*]}"
 }
 
 # Starts a program as the postgres user in its own session, its output in log/$1.log, its pid in run/$1.pid.

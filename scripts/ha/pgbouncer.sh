@@ -10,6 +10,8 @@
 # as user postgres without a password (the server must trust it on loopback, as this machine's does).
 # Clients must use DB_PREPARED_STATEMENTS=false: a transaction pooler keeps no named statements.
 set -euo pipefail
+# shellcheck source=scripts/ha/apt-install.sh
+. "$(dirname "$0")/apt-install.sh"
 
 DIR=${PGBOUNCER_DIR:-/tmp/storefront-pgbouncer}
 PORT=${PGBOUNCER_PORT:-56432}
@@ -21,19 +23,8 @@ pid_alive() { [ -f "$DIR/pgbouncer.pid" ] && kill -0 "$(cat "$DIR/pgbouncer.pid"
 
 install_package() {
   command -v pgbouncer >/dev/null && return 0
-  [ "$(id -u)" = 0 ] || die "pgbouncer is missing: run as root, or apt-get install pgbouncer"
   say "installing pgbouncer (Debian package)"
-  # Its own service must not start (it would take port 6432 with the package's configuration).
-  local guard=""
-  if [ ! -e /usr/sbin/policy-rc.d ]; then
-    guard=/usr/sbin/policy-rc.d
-    printf '#!/bin/sh\nexit 101\n' >"$guard"
-    chmod +x "$guard"
-  fi
-  local status=0
-  { timeout 300 apt-get update -qq && DEBIAN_FRONTEND=noninteractive timeout 600 apt-get install -y -qq --no-install-recommends pgbouncer; } >/tmp/storefront-pgbouncer-apt.log 2>&1 || status=$?
-  [ -n "$guard" ] && rm -f "$guard"
-  [ $status -eq 0 ] || { tail -n 20 /tmp/storefront-pgbouncer-apt.log >&2; die "apt-get install pgbouncer failed"; }
+  apt_install pgbouncer || die "could not install pgbouncer"
 }
 
 up() {
