@@ -202,7 +202,7 @@ haproxy_settled() {
   csv=$(curl -s -m 2 "http://127.0.0.1:$STATS_PORT/;csv") || return 1
   [ "$(grep -c '^primary,node[0-9]*,.*,UP,' <<<"$csv")" = 1 ] && [ "$(grep -c '^replicas,node[0-9]*,.*,UP,' <<<"$csv")" = $((${#NODES[@]} - 1)) ]
 }
-pid_alive() { [ -f "$1" ] && kill -0 "$(cat "$1")" 2>/dev/null; }
+pid_alive() { [ -f "$1" ] && kill -0 "$(cat "$1" 2>/dev/null)" 2>/dev/null; }
 
 print_env() {
   echo "DATABASE_URL=postgres://postgres@127.0.0.1:$PRIMARY_PORT/$DATABASE"

@@ -19,7 +19,7 @@ RUN_AS=postgres
 
 say() { echo "[pgbouncer $(date +%H:%M:%S)] $*"; }
 die() { say "error: $*" >&2; exit 1; }
-pid_alive() { [ -f "$DIR/pgbouncer.pid" ] && kill -0 "$(cat "$DIR/pgbouncer.pid")" 2>/dev/null; }
+pid_alive() { [ -f "$DIR/pgbouncer.pid" ] && kill -0 "$(cat "$DIR/pgbouncer.pid" 2>/dev/null)" 2>/dev/null; }
 
 install_package() {
   command -v pgbouncer >/dev/null && return 0
