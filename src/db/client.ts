@@ -124,8 +124,7 @@ export async function queryRows<T>(executor: Executor, query: SQL): Promise<T[]>
   return (result as unknown as { rows: T[] }).rows;
 }
 
-/** Rejects with an ETIMEDOUT error when `promise` takes longer than `ms`. */
-export function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(Object.assign(new Error(`database did not answer within ${ms} ms`), { code: 'ETIMEDOUT' })), ms);

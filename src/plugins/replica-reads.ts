@@ -98,7 +98,8 @@ export async function readCatalog<T>(request: FastifyRequest, work: (db: Databas
 export default fp(
   async (app: FastifyInstance) => {
     const { config } = app;
-    if (!config.databaseReadUrl) {
+    // An allowance of 0 ms: no replica is ever fresh enough, so none is asked.
+    if (!config.databaseReadUrl || config.databaseReadMaxLagMs === 0) {
       app.decorate('replicaReads', null);
       return;
     }
