@@ -40,6 +40,7 @@ export class ReplicaReads {
   /** Per store, the primary's position after this process's last change of its catalog. */
   private readonly changes = new Map<string, { lsn: Lsn; at: number }>();
   private readonly versions = new Map<string, VersionSeen>();
+  private sweptAt = 0;
 
   constructor(readonly router: ReplicaRouter) {}
 
@@ -75,7 +76,10 @@ export class ReplicaReads {
    * lags more than that, and is skipped anyway.
    */
   private forgetSettled() {
-    const before = Date.now() - this.router.maxLagMs - 4 * this.router.sampleMs;
+    const now = Date.now();
+    if (now - this.sweptAt < this.router.sampleMs) return;
+    this.sweptAt = now;
+    const before = now - this.router.maxLagMs - 4 * this.router.sampleMs;
     for (const [store, change] of this.changes) if (change.at < before) this.changes.delete(store);
   }
 }
