@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { ROOT } from '../support/database.js';
 import { call, startServerProcess, type ServerProcess } from '../support/server-process.js';
-import { assertNothingLostOrDoubled, longestGapMs, OrderLoad, setUpShop, tally } from './support/order-load.js';
+import { assertNothingLostOrDoubled, longestGapMs, OrderLoad, refusedWindowMs, setUpShop, tally } from './support/order-load.js';
 import { clusterMissing, freshDatabase, HA_DIR, killPostgres, leader, members, primaryUrl, waitForHealthyCluster } from './support/cluster.js';
 
 const DB = 'storefront_ha_failover';
@@ -87,7 +87,8 @@ test('the primary killed with SIGKILL under a stream of orders: a replica is pro
   const gap = longestGapMs(load.orders, killedAt - 1000, stoppedAt);
   const { first, retries } = tally(load.orders);
   record('kill -9 of the primary', {
-    writesRefusedSeconds: seconds(gap.ms),
+    writesRefusedSeconds: seconds(refusedWindowMs(load.orders, killedAt - 1000)),
+    longestGapBetweenOrdersSeconds: seconds(gap.ms),
     firstWriteAfterKillSeconds: seconds(recoveredAt - killedAt),
     orders,
     lost: 0,
@@ -126,7 +127,7 @@ test('a planned switchover under a stream of orders: no error but 503s, nothing 
   const { orders } = await assertNothingLostOrDoubled(load, shop, servers[0]!.base);
   await assertServingWithoutRestart();
   const gap = longestGapMs(load.orders, switchedAt - 1000, stoppedAt);
-  record('patronictl switchover', { writesRefusedSeconds: seconds(gap.ms), orders, lost: 0, duplicates: 0, firstAttempts: first, retries, from: from.name, to: to.name });
+  record('patronictl switchover', { writesRefusedSeconds: seconds(refusedWindowMs(load.orders, switchedAt)), longestGapBetweenOrdersSeconds: seconds(gap.ms), orders, lost: 0, duplicates: 0, firstAttempts: first, retries, from: from.name, to: to.name });
 });
 
 test('the cluster heals: the old primary follows the new one', { skip, timeout: 120_000 }, async () => {

@@ -139,8 +139,19 @@ export class OrderLoad {
 }
 
 /**
+ * How long writes were refused: from the first answer that refused an order (503, or none) after
+ * `from` to the first 201 of an order sent after that answer.
+ */
+export function refusedWindowMs(orders: Order[], from: number): number {
+  const attempts = orders.flatMap((o) => o.attempts);
+  const refusedAt = Math.min(...attempts.filter((a) => (a.status === 503 || a.status === 0) && a.answeredAt >= from).map((a) => a.answeredAt));
+  const acceptedAt = Math.min(...attempts.filter((a) => a.status === 201 && a.sentAt > refusedAt).map((a) => a.answeredAt));
+  return Number.isFinite(refusedAt) && Number.isFinite(acceptedAt) ? acceptedAt - refusedAt : 0;
+}
+
+/**
  * The longest time between two orders answered 201 from `from` to `until` (by answer time, while
- * new orders kept coming): how long writes were refused.
+ * new orders kept coming). Orders in flight at the event may still be answered 201 a moment later.
  */
 export function longestGapMs(orders: Order[], from: number, until: number): { ms: number; start: number; end: number } {
   const times = orders
