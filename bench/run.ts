@@ -7,6 +7,9 @@
  *   --port 3900             the server's port (the ceiling server uses the next one, the receiver +50)
  *   --no-webhooks           skip the webhook runs (order-spread with an endpoint, backlog drain)
  *   --cpu-prof DIR          write the server's CPU profile (node --cpu-prof) to DIR
+ *   --replica URL           the read workloads again on a server with DATABASE_READ_URL=URL (a replica
+ *                           of BENCH_DATABASE_URL, e.g. scripts/ha/cluster.sh's ports), compared with
+ *                           the primary alone; the catalog cache is off in both, or it would answer
  * Results: a table on stdout, and bench/results/latest.{json,md} (the last run only, with the commit
  * it measured; git keeps the history).
  */
@@ -39,6 +42,7 @@ const { values } = parseArgs({
     port: { type: 'string', default: '3900' },
     // A V8 CPU profile of the server (node --cpu-prof), written to this directory when it stops.
     'cpu-prof': { type: 'string' },
+    replica: { type: 'string' },
   },
   allowNegative: true,
 });
@@ -48,6 +52,8 @@ const WARMUP = Number(values.warmup);
 const CONNECTIONS = Number(values.connections);
 const POOL = 20;
 const DATABASE_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/bench';
+// A replica run compares database reads: the catalog cache would answer them from memory instead.
+const CACHE_OFF = values['no-cache'] || values.replica !== undefined;
 /** `npm run serve` without its `node`: the benchmark starts the server exactly as deployed. */
 // The node arguments of `npm run serve` ("exec node <args>": exec makes npm's signals reach node).
 const SERVE_ARGS = [
@@ -240,19 +246,16 @@ async function sellout(base: string, fixture: BenchFixture): Promise<SelloutResu
   return { orders, refused, other, quantityLeft, rps: result.rps, p99: result.p99, passed: orders === 2000 && refused === 4000 && other === 0 && quantityLeft === 0 };
 }
 
-async function benchSize(products: number): Promise<{ rows: Row[]; peakRss: number; sellout: SelloutResult | null; ceilings: Partial<Record<OrderCeilingPlan['shape'], LoadResult>>; drain: DrainResult | null }> {
+async function benchSize(products: number): Promise<{ rows: Row[]; peakRss: number; sellout: SelloutResult | null; ceilings: Partial<Record<OrderCeilingPlan['shape'], LoadResult>>; drain: DrainResult | null; replicaReads: Record<string, number> | null }> {
   console.error(`\n== ${products} products: seeding`);
   const { fixture, env, cleanup } = await prepareDatabase(products);
   const port = Number(values.port);
   const base = `http://127.0.0.1:${port}`;
-  const server = await startProcess(
-    SERVE_ARGS,
-    {
-      ...env, PORT: String(port), HOST: '127.0.0.1', WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', SEED_DEMO: 'false', LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE: '0', CLIENT_RATE_LIMIT_PER_MINUTE: '0',
-      ORDER_RATE_LIMIT_PER_MINUTE: '0', MAINTENANCE_INTERVAL_SECONDS: '0', DB_POOL_SIZE: String(POOL), ...(values['no-cache'] ? { CATALOG_CACHE_ENTRIES: '0' } : {}),
-    },
-    async () => (await fetch(`${base}/api/ready`)).ok,
-  );
+  const serverEnv = {
+    ...env, PORT: String(port), HOST: '127.0.0.1', WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', SEED_DEMO: 'false', LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE: '0', CLIENT_RATE_LIMIT_PER_MINUTE: '0',
+    ORDER_RATE_LIMIT_PER_MINUTE: '0', MAINTENANCE_INTERVAL_SECONDS: '0', DB_POOL_SIZE: String(POOL), ...(CACHE_OFF ? { CATALOG_CACHE_ENTRIES: '0' } : {}),
+  };
+  const server = await startProcess(SERVE_ARGS, serverEnv, async () => (await fetch(`${base}/api/ready`)).ok);
   const rows: Row[] = [];
   const answers: Record<string, string> = {};
   for (const w of WORKLOADS) {
@@ -298,6 +301,7 @@ async function benchSize(products: number): Promise<{ rows: Row[]; peakRss: numb
   }
   const peakRss = peakRssMb(server.pid!);
   await stopProcess(server);
+  const replicaReads = values.replica ? await benchReplica(values.replica, serverEnv, fixture, rows) : null;
   const readRows = rows.filter((r) => WORKLOADS.find((w) => w.name === r.workload)?.kind === 'read');
   if (readRows.length > 0) {
     const file = join(tmpdir(), `bench-answers-${process.pid}.json`);
@@ -346,7 +350,30 @@ async function benchSize(products: number): Promise<{ rows: Row[]; peakRss: numb
     if (row.pathCeiling) row.pathRatio = ratio(row, row.pathCeiling);
   }
   cleanup();
-  return { rows, peakRss, sellout: soldOut, ceilings, drain };
+  return { rows, peakRss, sellout: soldOut, ceilings, drain, replicaReads };
+}
+
+/**
+ * The read workloads on a server whose catalog reads go to `replicaUrl`, each compared with its run
+ * on the primary alone (its row's ratio). Answers where the reads went (/api/metrics).
+ */
+async function benchReplica(replicaUrl: string, env: Record<string, string>, fixture: BenchFixture, rows: Row[]): Promise<Record<string, number>> {
+  const base = `http://127.0.0.1:${env.PORT}`;
+  const server = await startProcess(SERVE_ARGS, { ...env, DATABASE_READ_URL: replicaUrl }, async () => (await fetch(`${base}/api/ready`)).ok);
+  try {
+    for (const w of WORKLOADS.filter((x) => x.kind === 'read')) {
+      console.error(`   ${w.name} (replica)`);
+      const result = await runJson<LoadResult>('bench/load.ts', {
+        url: base, method: w.method, token: tokenOf(w, fixture), connections: CONNECTIONS, warmupSeconds: WARMUP, seconds: SECONDS, ...w.plan(fixture),
+      } satisfies LoadPlan);
+      const primary = rows.find((r) => r.workload === w.name) ?? null;
+      rows.push({ workload: `${w.name} (replica)`, products: primary?.products ?? 0, ...result, ceiling: primary, ratio: null });
+    }
+    const metrics = await (await fetch(`${base}/api/metrics`)).text();
+    return Object.fromEntries([...metrics.matchAll(/^storefront_catalog_reads_total\{outcome="([a-z-]+)"\} (\d+)$/gm)].map((m) => [m[1]!, Number(m[2])]));
+  } finally {
+    await stopProcess(server);
+  }
 }
 
 // The server runs as it would be deployed: compiled to JavaScript (`npm run build`), not through
@@ -364,7 +391,7 @@ function measuredCommit(): string {
   return `${head.stdout.trim()}${changed ? ' with uncommitted changes' : ''}`;
 }
 
-const machine = `${cpus().length} cores (${cpus()[0]?.model.trim()}), ${Math.round(totalmem() / 2 ** 30)} GiB (${Math.round(freemem() / 2 ** 30)} free), Node ${process.version}, ${values.embedded ? 'PGlite' : 'PostgreSQL'}${values['no-cache'] ? ', catalog cache off' : ''}`;
+const machine = `${cpus().length} cores (${cpus()[0]?.model.trim()}), ${Math.round(totalmem() / 2 ** 30)} GiB (${Math.round(freemem() / 2 ** 30)} free), Node ${process.version}, ${values.embedded ? 'PGlite' : 'PostgreSQL'}${CACHE_OFF ? ', catalog cache off' : ''}${values.replica ? `, replica ${values.replica.replace(/:[^:@/]*@/, ':***@')}` : ''}`;
 const commit = measuredCommit();
 const lines = [
   `Machine: ${machine}; ${CONNECTIONS} connections, ${WARMUP} s warm-up, ${SECONDS} s per workload. Commit ${commit}.`,
@@ -389,6 +416,9 @@ for (const run of runs) {
     const s = run.sellout;
     lines.push(`Sellout at ${run.products} products (2000 in stock, 6000 orders, 200 connections): ${s.orders} orders, ${s.refused} refused (422), ` +
       `${s.other} other, ${s.quantityLeft} left, ${s.rps} req/s, p99 ${s.p99} ms: ${s.passed ? 'pass' : 'FAIL'}.`);
+  }
+  if (run.replicaReads) {
+    lines.push(`Replica runs at ${run.products} products: the ratio is to the same workload on the primary alone; catalog reads by outcome: ${JSON.stringify(run.replicaReads)}.`);
   }
   const hooked = run.rows.find((r) => r.workload === 'order-spread+webhook');
   if (hooked?.ceiling && run.drain) {

@@ -38,6 +38,7 @@ import customerRoutes from './modules/customers/routes.js';
 import customerAuthAdminRoutes from './modules/customers/admin-routes.js';
 import { JWKS_FETCH_TIMEOUT_MS } from './modules/customers/service.js';
 import catalogVersion from './modules/stores/catalog-version.js';
+import replicaReads from './plugins/replica-reads.js';
 import { purgeDeadCustomerTokens } from './modules/stores/repository.js';
 
 declare module 'fastify' {
@@ -142,6 +143,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(callerLimits, limits);
   await app.register(authorization);
   await app.register(routeLimits, limits);
+  await app.register(replicaReads);
   await app.register(catalogVersion);
   await app.register(openapi);
   await app.register(idempotency);

@@ -19,6 +19,7 @@ export async function openConfiguredDatabase(
     poolSize: config.dbPoolSize,
     statementTimeoutMs: config.dbStatementTimeoutMs,
     connectTimeoutMs: config.dbConnectTimeoutMs,
+    preparedStatements: config.dbPreparedStatements,
   });
   const deadline = Date.now() + waitMs;
   let told = false;

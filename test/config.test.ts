@@ -104,3 +104,27 @@ test('ALLOW_PRIVATE_NETWORKS covers webhooks and JWK Sets; its older name WEBHOO
   assert.throws(() => loadConfig({ ALLOW_PRIVATE_NETWORKS: 'false', WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' }), (e: ConfigError) => /disagree/.test(e.message));
   assert.deepEqual(loadConfig({ SHARED_JWT_ISSUERS: ' https://accounts.google.com ,https://login.example/,' }).sharedJwtIssuers, ['https://accounts.google.com', 'https://login.example/']);
 });
+
+test('read replica and pooler settings: DATABASE_READ_URL needs DATABASE_URL, lag and prepared statements are checked', () => {
+  const defaults = loadConfig({ DATABASE_URL: 'postgres://u@h:5432/db' });
+  assert.deepEqual([defaults.databaseReadUrl, defaults.databaseReadMaxLagMs, defaults.dbPreparedStatements], [undefined, 1000, true]);
+  const set = loadConfig({ DATABASE_URL: 'postgres://u@h:5432/db', DATABASE_READ_URL: 'postgres://u@replica:5432/db', DATABASE_READ_MAX_LAG_MS: '250', DB_PREPARED_STATEMENTS: 'false' });
+  assert.deepEqual([set.databaseReadUrl, set.databaseReadMaxLagMs, set.dbPreparedStatements], ['postgres://u@replica:5432/db', 250, false]);
+  const problems = (env: Record<string, string>) => {
+    try {
+      loadConfig(env);
+      return [];
+    } catch (error) {
+      assert.ok(error instanceof ConfigError);
+      return error.problems;
+    }
+  };
+  assert.deepEqual(problems({ DATABASE_READ_URL: 'postgres://u@replica:5432/db' }), [
+    'DATABASE_READ_URL needs DATABASE_URL: read replicas follow a PostgreSQL server, and the embedded database has none',
+  ]);
+  assert.deepEqual(problems({ DATABASE_URL: 'postgres://u@h/db', DATABASE_READ_URL: 'mysql://x', DATABASE_READ_MAX_LAG_MS: '-1', DB_PREPARED_STATEMENTS: 'sometimes' }), [
+    'DATABASE_READ_URL must be a postgres:// or postgresql:// URL of a replica (or of a router to replicas)',
+    'DATABASE_READ_MAX_LAG_MS="-1" must be an integer from 0 to 3600000',
+    'DB_PREPARED_STATEMENTS="sometimes" must be true or false',
+  ]);
+});

@@ -12,7 +12,7 @@ import { openDatabase } from '../src/db/client.js';
 import { migrate } from '../src/db/migrate.js';
 import { loadConfig } from '../src/plugins/config.js';
 import { inject, ROOT_TOKEN, testEnv } from './support/app.js';
-import { TEST_DATABASE_URL } from './support/database.js';
+import { TEST_DATABASE_URL, TEST_PREPARED_STATEMENTS } from './support/database.js';
 import { assertProblem } from './support/factories.js';
 import { startTcpProxy } from './support/tcp-proxy.js';
 
@@ -25,7 +25,7 @@ test('a database outage answers 503 fast, /api/ready is 503, and the service rec
   const viaProxy = new URL(TEST_DATABASE_URL!);
   viaProxy.hostname = '127.0.0.1';
   viaProxy.port = String(proxy.port);
-  const database = await openDatabase({ url: viaProxy.toString(), poolSize: 4, connectTimeoutMs: 1000, statementTimeoutMs: 5000 });
+  const database = await openDatabase({ url: viaProxy.toString(), poolSize: 4, connectTimeoutMs: 1000, statementTimeoutMs: 5000, preparedStatements: TEST_PREPARED_STATEMENTS });
   await migrate(database.db);
   const app = await buildApp({ config: loadConfig(testEnv()), database });
   after(async () => {
@@ -70,7 +70,7 @@ test('PostgreSQL itself stopped under load and started again: 503 fast, ready sa
   skip: !PG_CTL && 'set PG_OUTAGE_TEST=1 with TEST_DATABASE_URL on a machine whose PostgreSQL pg_ctlcluster controls (.ci/run does)',
   timeout: 180_000,
 }, async () => {
-  const database = await openDatabase({ url: TEST_DATABASE_URL!, poolSize: 4, connectTimeoutMs: 1000, statementTimeoutMs: 5000 });
+  const database = await openDatabase({ url: TEST_DATABASE_URL!, poolSize: 4, connectTimeoutMs: 1000, statementTimeoutMs: 5000, preparedStatements: TEST_PREPARED_STATEMENTS });
   const app = await buildApp({ config: loadConfig(testEnv()), database });
   after(async () => {
     await app.close();

@@ -37,10 +37,18 @@ export interface DatabaseOptions {
   connectTimeoutMs?: number;
   /** Called for every statement sent through Drizzle (tests count database work with it). */
   onQuery?: () => void;
+  /**
+   * False behind a transaction pooler (PgBouncer's transaction mode): every statement is unnamed,
+   * since the next statement may run on another server connection, and no startup parameter the
+   * pooler would refuse is sent. True by default.
+   */
+  preparedStatements?: boolean;
+  /** The name the server shows for these connections (pg_stat_activity.application_name). */
+  applicationName?: string;
 }
 
 /** Drizzle's logger option for `onQuery`. */
-const queryCounter = (onQuery: (() => void) | undefined) => (onQuery ? { logger: { logQuery: () => onQuery() } } : {});
+export const queryCounter = (onQuery: (() => void) | undefined) => (onQuery ? { logger: { logQuery: () => onQuery() } } : {});
 
 export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHandle> {
   return options.url ? openPostgres(options.url, options) : openPglite(options.dataDir, options.onQuery);
@@ -48,26 +56,9 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
 
 // Each driver is loaded only when used: a server on PostgreSQL never loads PGlite, and back.
 async function openPostgres(url: string, options: DatabaseOptions): Promise<DatabaseHandle> {
-  const { default: pg } = await import('pg');
-  const { drizzle: drizzlePg } = await import('drizzle-orm/node-postgres');
-  // COUNT(*) and other int8 values fit a JavaScript number in this service (no table nears 2^53).
-  pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
-  const pool = new pg.Pool({
-    connectionString: url,
-    max: options.poolSize ?? 10,
-    connectionTimeoutMillis: options.connectTimeoutMs ?? 5000,
-    statement_timeout: options.statementTimeoutMs ?? 15000,
-    // The server cancels a slow statement; this bounds a wait on a server that vanished silently.
-    query_timeout: (options.statementTimeoutMs ?? 15000) + 2000,
-    keepAlive: true,
-    idleTimeoutMillis: 30000,
-  });
-  // A connection that the server drops (a restart, an administrator's terminate) must not crash the
-  // process: idle ones report to the pool, checked-out ones (between two statements of a transaction)
-  // to their own client. The statement in flight fails with the error; the pool discards the client.
-  pool.on('error', () => {});
-  pool.on('connect', (client) => client.on('error', () => {}));
-  const db = drizzlePg(pool, { schema, ...queryCounter(options.onQuery) }) as unknown as Database;
+  const { openPool, drizzleOver } = await import('./postgres-pool.js');
+  const pool = await openPool(url, options);
+  const db = drizzleOver(pool, options.onQuery);
   return {
     db,
     kind: 'postgres',

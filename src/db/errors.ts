@@ -19,12 +19,16 @@ export function postgresErrorCode(error: unknown): string | undefined {
 const UNAVAILABLE_SYSCALL_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH']);
 const UNAVAILABLE_MESSAGES = /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Connection terminated unexpectedly|database did not answer|Cannot use a pool after calling end|PGlite is closed|Query read timeout/i;
 
+/** SQLSTATE of a write sent to a server in recovery: a primary that became a replica in a failover. */
+export const READ_ONLY_TRANSACTION = '25006';
+
 /** True when the database could not be reached or dropped the connection: a 503, not a 500. */
 export function isDatabaseUnavailable(error: unknown): boolean {
   for (const e of chain(error)) {
     if (typeof e.code === 'string' && UNAVAILABLE_SYSCALL_CODES.has(e.code)) return true;
     // 08: connection exception; 57P01..57P03: server shutting down or starting; 57014: statement timeout.
-    if (typeof e.code === 'string' && (/^08/.test(e.code) || /^57P0[1-3]$/.test(e.code) || e.code === '57014' || e.code === '53300')) return true;
+    // 25006: a write reached a node that is (now) a replica; the primary is elsewhere, or not yet elected.
+    if (typeof e.code === 'string' && (/^08/.test(e.code) || /^57P0[1-3]$/.test(e.code) || e.code === '57014' || e.code === '53300' || e.code === READ_ONLY_TRANSACTION)) return true;
     if (typeof e.message === 'string' && UNAVAILABLE_MESSAGES.test(e.message)) return true;
   }
   return false;

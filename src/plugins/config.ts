@@ -10,6 +10,12 @@ export interface Config {
   host: string;
   dataDir: string;
   databaseUrl: string | undefined;
+  /** A replica, or a router to replicas, for storefront catalog reads; absent: every read on DATABASE_URL. */
+  databaseReadUrl: string | undefined;
+  /** A replica further behind the primary than this (or not answering) is skipped for the primary. */
+  databaseReadMaxLagMs: number;
+  /** False behind a transaction pooler (PgBouncer's transaction mode): no named prepared statements. */
+  dbPreparedStatements: boolean;
   rootToken: string | undefined;
   seedDemo: boolean;
   cartTtlSeconds: number;
@@ -91,6 +97,9 @@ export function loadConfig(env: Env = process.env): Config {
     host: read.string('HOST', '127.0.0.1'),
     dataDir: resolve(read.string('DATA_DIR', './data')),
     databaseUrl,
+    databaseReadUrl: read.optional('DATABASE_READ_URL', (v) => /^postgres(ql)?:\/\/.+/.test(v), 'a postgres:// or postgresql:// URL of a replica (or of a router to replicas)'),
+    databaseReadMaxLagMs: read.integer('DATABASE_READ_MAX_LAG_MS', 1000, 0, 3_600_000),
+    dbPreparedStatements: read.boolean('DB_PREPARED_STATEMENTS', true),
     rootToken: read.checked('STOREFRONT_ROOT_TOKEN', rootTokenProblem),
     // A production database (DATABASE_URL) never gets a demo store, and its tokens in the logs, by accident.
     seedDemo: read.boolean('SEED_DEMO', databaseUrl === undefined && !env.DATABASE_URL),
@@ -127,6 +136,9 @@ export function loadConfig(env: Env = process.env): Config {
     trustProxy: read.trustProxy('TRUST_PROXY'),
     dbStartTimeoutSeconds: read.integer('DB_START_TIMEOUT_SECONDS', 30, 0, 3600),
   };
+  if (config.databaseReadUrl && !env.DATABASE_URL) {
+    problems.push('DATABASE_READ_URL needs DATABASE_URL: read replicas follow a PostgreSQL server, and the embedded database has none');
+  }
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
 }

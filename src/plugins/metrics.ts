@@ -38,6 +38,18 @@ export default fp(
     const orders = new Counter({ name: 'storefront_orders_created_total', help: 'Orders created', registers: [registry] });
     const refusals = new Counter({ name: 'storefront_stock_refusals_total', help: 'Answers refused for stock or availability', labelNames: ['code'], registers: [registry] });
     const replays = new Counter({ name: 'storefront_idempotent_replays_total', help: 'Answers replayed for a repeated Idempotency-Key', registers: [registry] });
+    new Counter({
+      name: 'storefront_catalog_reads_total',
+      help: 'Catalog reads with a read replica configured, by outcome: replica, or the primary because the replica was lagging, behind this process\'s last catalog change, unavailable, busy (every replica connection in use past the connect timeout), not a replica, or warming up',
+      labelNames: ['outcome'],
+      registers: [registry],
+      collect() {
+        const outcomes = app.replicaReads?.router.outcomes;
+        if (!outcomes) return;
+        this.reset();
+        for (const [outcome, count] of outcomes) this.inc({ outcome }, count);
+      },
+    });
     new Gauge({
       name: 'db_pool_connections',
       help: 'Database connections by state',

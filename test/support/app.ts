@@ -8,7 +8,7 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp, type AppOptions } from '../../src/app.js';
 import { openDatabase, type DatabaseHandle } from '../../src/db/client.js';
 import { loadConfig, type Config } from '../../src/plugins/config.js';
-import { copyTemplate, TEST_DATABASE_URL } from './database.js';
+import { copyTemplate, TEST_DATABASE_URL, TEST_PREPARED_STATEMENTS } from './database.js';
 
 export const ROOT_TOKEN = 'test-root-token-0123456789-abcdefghij';
 
@@ -45,7 +45,7 @@ export async function startTestApp(env: Record<string, string> = {}, extra: { on
   let removeDataDir = () => {};
   let database: DatabaseHandle;
   if (TEST_DATABASE_URL) {
-    database = await openDatabase({ url: TEST_DATABASE_URL, poolSize: 10, onQuery: extra.onQuery });
+    database = await openDatabase({ url: TEST_DATABASE_URL, poolSize: 10, preparedStatements: TEST_PREPARED_STATEMENTS, onQuery: extra.onQuery });
   } else {
     const copy = copyTemplate();
     removeDataDir = copy.remove;

@@ -13,6 +13,12 @@ import { fileURLToPath } from 'node:url';
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL || undefined;
 
+/**
+ * DB_PREPARED_STATEMENTS=false (a suite run through PgBouncer in transaction mode) reaches the
+ * handles the tests open themselves; server processes inherit it from the environment.
+ */
+export const TEST_PREPARED_STATEMENTS = process.env.DB_PREPARED_STATEMENTS !== 'false';
+
 /** The migrated PGlite template for the current migrations. */
 export function templateDir(): string {
   const dir = join(ROOT, 'drizzle');

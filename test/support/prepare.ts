@@ -4,10 +4,10 @@ import { dirname } from 'node:path';
 import { sql } from 'drizzle-orm';
 import { openDatabase } from '../../src/db/client.js';
 import { migrate } from '../../src/db/migrate.js';
-import { TEST_DATABASE_URL, templateDir } from './database.js';
+import { TEST_DATABASE_URL, TEST_PREPARED_STATEMENTS, templateDir } from './database.js';
 
 if (TEST_DATABASE_URL) {
-  const database = await openDatabase({ url: TEST_DATABASE_URL, poolSize: 1 });
+  const database = await openDatabase({ url: TEST_DATABASE_URL, poolSize: 1, preparedStatements: TEST_PREPARED_STATEMENTS });
   await database.db.execute(sql`drop schema if exists public cascade`);
   await database.db.execute(sql`create schema public`);
   const applied = await migrate(database.db);

@@ -7,6 +7,8 @@
 import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { storePrincipalOf } from '../../plugins/authentication.js';
+import { readCatalog } from '../../plugins/replica-reads.js';
+import type { Database } from '../../db/client.js';
 
 interface Entry {
   body: string;
@@ -32,9 +34,9 @@ export class ResponseCache {
     return entry;
   }
 
-  set(key: string, body: string): Entry {
+  set(key: string, body: string, { file = true } = {}): Entry {
     const entry = { body, etag: `"${createHash('sha1').update(body).digest('base64url')}"` };
-    if (this.maxEntries === 0 || body.length > this.maxBytes / 4) return entry;
+    if (!file || this.maxEntries === 0 || body.length > this.maxBytes / 4) return entry;
     this.delete(key);
     this.entries.set(key, entry);
     this.bytes += body.length;
@@ -54,13 +56,19 @@ export class ResponseCache {
 }
 
 /**
- * Answers a catalog GET from the cache, or computes, serializes (with the route's response
- * schema) and files it. Sends a strong ETag and answers 304 to a matching If-None-Match.
+ * Answers a catalog GET from the cache, or computes (on a read replica when the route allows it,
+ * see plugins/replica-reads.ts), serializes (with the route's response schema) and files it. Sends a
+ * strong ETag and answers 304 to a matching If-None-Match.
  */
-export async function sendCached(request: FastifyRequest, reply: FastifyReply, cache: ResponseCache, compute: () => Promise<unknown>) {
+export async function sendCached(request: FastifyRequest, reply: FastifyReply, cache: ResponseCache, compute: (db: Database) => Promise<unknown>) {
   const principal = storePrincipalOf(request);
   const key = `${principal.store}\u0000${principal.catalogVersion}\u0000${request.url}`;
-  const entry = cache.get(key) ?? cache.set(key, String(reply.serialize(await compute())));
+  let entry = cache.get(key);
+  if (!entry) {
+    const read = await readCatalog(request, compute);
+    // A replica's answer may predate the version it would be filed under: then it is only sent.
+    entry = cache.set(key, String(reply.serialize(read.value)), { file: read.fileable });
+  }
   reply.header('etag', entry.etag).header('cache-control', 'private, no-cache');
   if (request.headers['if-none-match'] === entry.etag) return reply.code(304).send();
   return reply.type('application/json; charset=utf-8').send(entry.body);

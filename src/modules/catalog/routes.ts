@@ -7,12 +7,16 @@ import * as catalog from './service.js';
 import { ResponseCache, sendCached } from './cache.js';
 
 
+// Catalog reads a read replica may answer (plugins/replica-reads.ts); they read through the `db` handed to them.
+const config = { readsFromReplica: true };
+
 const catalogRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const cache = new ResponseCache(app.config.catalogCacheEntries);
 
   app.get(
     '/v1/products',
     {
+      config,
       schema: {
         tags: ['catalog'],
         summary: 'List visible products',
@@ -24,12 +28,13 @@ const catalogRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: ProductList, 304: NotModified, ...errorResponses([]) },
       },
     },
-    async (request, reply) => sendCached(request, reply, cache, () => catalog.listProducts(app.db, storeOf(request), request.query)),
+    async (request, reply) => sendCached(request, reply, cache, (db) => catalog.listProducts(db, storeOf(request), request.query)),
   );
 
   app.get(
     '/v1/products/:slug',
     {
+      config,
       schema: {
         tags: ['catalog'],
         summary: 'Get a visible product by slug',
@@ -38,12 +43,13 @@ const catalogRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: ProductEnvelope, 304: NotModified, ...errorResponses(['NOT_FOUND']) },
       },
     },
-    async (request, reply) => sendCached(request, reply, cache, () => catalog.getProductBySlug(app.db, storeOf(request), request.params.slug)),
+    async (request, reply) => sendCached(request, reply, cache, (db) => catalog.getProductBySlug(db, storeOf(request), request.params.slug)),
   );
 
   app.get(
     '/v1/collections',
     {
+      config,
       schema: {
         tags: ['catalog'],
         summary: 'List collections',
@@ -53,7 +59,7 @@ const catalogRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: CollectionList, 304: NotModified, ...errorResponses([]) },
       },
     },
-    async (request, reply) => sendCached(request, reply, cache, () => catalog.listCollections(app.db, storeOf(request), request.query)),
+    async (request, reply) => sendCached(request, reply, cache, (db) => catalog.listCollections(db, storeOf(request), request.query)),
   );
 };
 

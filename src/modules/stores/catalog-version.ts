@@ -8,7 +8,7 @@
 import { sql, type SQLWrapper } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
-import type { Executor } from '../../db/client.js';
+import { queryRows, type Executor } from '../../db/client.js';
 import { FreshCoalescer } from '../../lib/fresh-coalescer.js';
 
 declare module 'fastify' {
@@ -29,15 +29,23 @@ export async function createCatalogVersion(db: Executor, store: string): Promise
   await db.execute(sql.raw(`create sequence "catalog_version_${store.replaceAll('"', '""')}"`));
 }
 
-/** Marks the store's catalog changed; call it after the change committed, before answering. */
-export async function markCatalogChanged(db: Executor, store: string): Promise<void> {
-  await db.execute(sql`select nextval(${versionSequence(store)})`);
+/**
+ * Marks the store's catalog changed; call it after the change committed, before answering. With
+ * `position`, answers the primary's WAL position after it (read replicas must reach it).
+ */
+export async function markCatalogChanged(db: Executor, store: string, { position = false } = {}): Promise<string | undefined> {
+  if (!position) {
+    await db.execute(sql`select nextval(${versionSequence(store)})`);
+    return undefined;
+  }
+  const [row] = await queryRows<{ lsn: string }>(db, sql`select nextval(${versionSequence(store)}), pg_current_wal_insert_lsn()::text as lsn`);
+  return row?.lsn;
 }
 
 export default fp(
   async (app: FastifyInstance) => {
     // Concurrent bumps of one store share one nextval, started after all of them committed.
-    const bumps = new FreshCoalescer<void>();
+    const bumps = new FreshCoalescer<string | undefined>();
     app.addHook('onSend', async (request, reply, payload) => {
       // A 4xx changed nothing (bad input never does); a 5xx may have failed after its commit.
       const status = reply.statusCode;
@@ -46,12 +54,14 @@ export default fp(
       if (!principal || principal.kind === 'root') return payload;
       try {
         const store = principal.store;
-        await bumps.get(store, () => markCatalogChanged(app.db, store));
+        const replicas = app.replicaReads;
+        const position = await bumps.get(store, () => markCatalogChanged(app.db, store, { position: replicas !== null }));
+        if (position) replicas?.noteCatalogChange(store, position);
       } catch (error) {
         request.log.error({ err: error }, 'could not bump the catalog version: cached catalog answers may lag until the next change');
       }
       return payload;
     });
   },
-  { name: 'catalog-version', dependencies: ['authentication'] },
+  { name: 'catalog-version', dependencies: ['authentication', 'replica-reads'] },
 );

@@ -1,0 +1,91 @@
+/**
+ * The service's PostgreSQL connections: with DB_PREPARED_STATEMENTS=false no named prepared
+ * statement is left on the server (PgBouncer's transaction mode cannot keep them), and a connection
+ * whose server turned read-only, as a primary demoted in a failover does, answers 503 rather than
+ * 500 and is dropped, so that the next request finds the primary.
+ */
+import { after, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { sql } from 'drizzle-orm';
+import { openDatabase, queryRows } from '../src/db/client.js';
+import { postgresErrorCode } from '../src/db/errors.js';
+import { startAppOn } from './support/app.js';
+import { TEST_DATABASE_URL, TEST_PREPARED_STATEMENTS } from './support/database.js';
+import { assertProblem, createProduct, createStore } from './support/factories.js';
+
+const skip = TEST_DATABASE_URL ? false : 'needs TEST_DATABASE_URL (a PostgreSQL server)';
+const poolerSkip = skip || (!TEST_PREPARED_STATEMENTS && 'a transaction pooler keeps no session of its own');
+
+/** A database handle with one connection, so that what the test sets on it is what requests meet. */
+async function oneConnection(preparedStatements: boolean) {
+  const database = await openDatabase({ url: TEST_DATABASE_URL!, poolSize: 1, preparedStatements });
+  after(() => database.close());
+  return { database, t: await startAppOn(database) };
+}
+
+const preparedNames = (t: { database: { db: Parameters<typeof queryRows>[0] } }) =>
+  queryRows<{ name: string }>(t.database.db, sql`select name from pg_prepared_statements order by name`);
+
+test('DB_PREPARED_STATEMENTS=false: requests leave no named prepared statement on the server', { skip }, async () => {
+  const { t } = await oneConnection(false);
+  const store = await createStore(t);
+  await createProduct(t, store);
+  for (let i = 0; i < 3; i++) assert.equal((await t.request('GET', '/api/v1/products', { token: store.storefront })).status, 200);
+  assert.deepEqual(await preparedNames(t), []);
+});
+
+test('with prepared statements (the default) the token lookup is prepared on the connection', { skip: poolerSkip }, async () => {
+  const { t } = await oneConnection(true);
+  const store = await createStore(t);
+  assert.equal((await t.request('GET', '/api/v1/products', { token: store.storefront })).status, 200);
+  assert.deepEqual((await preparedNames(t)).map((r) => r.name), ['storefront_token_lookup']);
+});
+
+test('a connection whose server turned read-only answers 503 and is replaced by one that writes', { skip: poolerSkip }, async () => {
+  const { database, t } = await oneConnection(true);
+  const store = await createStore(t);
+  const product = await createProduct(t, store);
+  const demote = () => database.db.execute(sql`set default_transaction_read_only = on`);
+  const cart = { token: store.storefront, body: { products: [{ id: product.id, quantity: 1 }] } };
+
+  // A cart is written in a transaction, and changes no catalog (whose version bump would use the connection once more).
+  await demote();
+  const inTransaction = await t.request('POST', '/api/v1/carts', cart);
+  assertProblem(inTransaction, 503, 'SERVICE_UNAVAILABLE');
+  assert.equal(inTransaction.headers['retry-after'], '1');
+  assert.equal((await t.request('POST', '/api/v1/carts', cart)).status, 201);
+
+  await demote();
+  const single = await t.request('POST', '/api/v1/admin/tokens', { token: store.admin, body: { kind: 'server' } });
+  assertProblem(single, 503, 'SERVICE_UNAVAILABLE');
+  assert.equal((await t.request('POST', '/api/v1/admin/tokens', { token: store.admin, body: { kind: 'server' } })).status, 201);
+});
+
+test('the pool drops a connection whose transaction met a read-only server, and keeps the others', { skip: poolerSkip }, async () => {
+  const { database } = await oneConnection(true);
+  const readOnly = async () => (await queryRows<{ value: string }>(database.db, sql`select current_setting('default_transaction_read_only') as value`))[0]!.value;
+  await database.db.execute(sql`set default_transaction_read_only = on`);
+  await assert.rejects(database.db.transaction((tx) => tx.execute(sql`create temporary table demoted (x int)`)), (error) => postgresErrorCode(error) === '25006');
+  assert.equal(await readOnly(), 'off', 'the one pooled connection was replaced');
+  await database.db.execute(sql`set default_transaction_read_only = on`);
+  await assert.rejects(database.db.transaction((tx) => tx.execute(sql`select 1/0`)));
+  assert.equal(await readOnly(), 'on', 'another error keeps its connection');
+  await database.db.execute(sql`set default_transaction_read_only = off`);
+});
+
+test('DATABASE_READ_URL naming a server that is not a replica: catalog reads are answered by the primary', { skip }, async () => {
+  const database = await openDatabase({ url: TEST_DATABASE_URL!, poolSize: 4, preparedStatements: TEST_PREPARED_STATEMENTS });
+  after(() => database.close());
+  const t = await startAppOn(database, { DATABASE_URL: TEST_DATABASE_URL!, DATABASE_READ_URL: TEST_DATABASE_URL!, DB_PREPARED_STATEMENTS: String(TEST_PREPARED_STATEMENTS) });
+  const store = await createStore(t);
+  const product = await createProduct(t, store);
+  await t.request('GET', '/api/v1/collections', { token: store.storefront });
+  await new Promise((r) => setTimeout(r, 300));
+  for (let i = 1; i <= 3; i++) {
+    const r = await t.request('GET', `/api/v1/products?limit=${i}`, { token: store.storefront });
+    assert.equal(r.json.products[0].id, product.id);
+  }
+  const metrics = (await t.request('GET', '/api/metrics')).text;
+  assert.match(metrics, /^storefront_catalog_reads_total\{outcome="not-a-replica"\} [1-9]/m);
+  assert.doesNotMatch(metrics, /outcome="replica"/);
+});
