@@ -150,23 +150,23 @@ test('concurrent admin writes of one combination: exactly one succeeds, the othe
 test('_count.variants counts the visible products of the group: drafts, deleted products and archived collections leave it', async () => {
   const s = await createStore(t);
   const coll = await createCollection(t, s);
-  const variants = [];
+  const variants: Array<{ id: string }> = [];
   for (const size of ['S', 'M', 'L', 'XL']) variants.push((await create(s, { ...base(`v-${size.toLowerCase()}`), group: 'tee', options: { Size: size } })).json.product);
-  const count = async () => (await t.request('GET', `/api/v1/admin/products/${variants[0].id}`, { token: s.admin })).json.product._count.variants;
+  const count = async () => (await t.request('GET', `/api/v1/admin/products/${variants[0]!.id}`, { token: s.admin })).json.product._count.variants;
   const listed = async () => (await t.request('GET', '/api/v1/products?group=tee', { token: s.storefront })).json;
   assert.equal(await count(), 4);
   assert.deepEqual((await listed()).products.map((p: { _count: { variants: number } }) => p._count.variants), [4, 4, 4, 4]);
-  await patch(s, variants[1].id, { status: 'DRAFT' });
+  await patch(s, variants[1]!.id, { status: 'DRAFT' });
   assert.equal(await count(), 3, 'a draft is not visible');
-  const draft = await t.request('GET', `/api/v1/admin/products/${variants[1].id}`, { token: s.admin });
+  const draft = await t.request('GET', `/api/v1/admin/products/${variants[1]!.id}`, { token: s.admin });
   assert.equal(draft.json.product._count.variants, 3, 'a draft counts the visible others');
-  await addToCollection(t, s, coll.id, variants[2].id);
+  await addToCollection(t, s, coll.id, variants[2]!.id);
   await t.request('PATCH', `/api/v1/admin/collections/${coll.id}`, { token: s.admin, body: { archived: true } });
   assert.equal(await count(), 2, 'a product of an archived collection is not visible');
   assert.equal((await listed()).total, 2);
   await t.request('PATCH', `/api/v1/admin/collections/${coll.id}`, { token: s.admin, body: { archived: false } });
   assert.equal(await count(), 3);
-  await t.request('DELETE', `/api/v1/admin/products/${variants[3].id}`, { token: s.admin });
+  await t.request('DELETE', `/api/v1/admin/products/${variants[3]!.id}`, { token: s.admin });
   assert.equal(await count(), 2);
   assert.equal((await createProduct(t, s))._count.variants, 0, 'no group: 0');
 });
@@ -196,7 +196,7 @@ test('order lines keep group, options and images as ordered, whatever the produc
     assert.deepEqual(again.json.order.products[0].images, images);
   }
   const listed = await t.request('GET', '/api/v1/admin/orders', { token: s.admin });
-  assert.ok(listed.json.orders.every((o: { products: Array<{ group: string }> }) => o.products[0].group === 'tee'));
+  assert.ok(listed.json.orders.every((o: { products: Array<{ group: string }> }) => o.products[0]!.group === 'tee'));
   const created = await t.request('GET', '/api/v1/admin/events?type=order.created', { token: s.admin });
   assert.deepEqual(created.json.events[0].data.order.products[0].options, { Color: 'Red', Size: 'M' }, 'the event shows the line as ordered');
   const current = await t.request('GET', `/api/v1/carts/${cart2.id}`, { token: s.storefront });
