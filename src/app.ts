@@ -36,6 +36,7 @@ import { IdentityProviders } from './modules/customers/identity-provider.js';
 import customerRoutes from './modules/customers/routes.js';
 import customerAuthAdminRoutes from './modules/customers/admin-routes.js';
 import catalogVersion from './modules/stores/catalog-version.js';
+import imageRoutes from './modules/images/routes.js';
 import { purgeDeadCustomerTokens } from './modules/stores/repository.js';
 
 declare module 'fastify' {
@@ -173,6 +174,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.addHook('onClose', () => worker.stop());
 
   await app.register(operationsRoutes, { prefix: '/api' });
+  await app.register(imageRoutes, { prefix: '/api' });
   await app.register(storesAdminRoutes, { prefix: '/api' });
   await app.register(catalogRoutes, { prefix: '/api' });
   await app.register(catalogAdminRoutes, { prefix: '/api' });
