@@ -36,7 +36,7 @@ const ITEMS: Array<[name: string, collection: string, price: number]> = [
  * has its picture; a larger size costs `larger` more per step; `soldOut` names a variant with no stock.
  */
 const GROUPS: Array<{ group: string; name: string; collection: string; price: number; colours: string[]; sizes?: string[]; larger?: number; soldOut?: string; detail?: string }> = [
-  { group: 'linen-shirt', name: 'Linen shirt', collection: 'shirts', price: 4990, colours: ['White', 'Blue', 'Sand'], sizes: ['S', 'M', 'L'], soldOut: 'Blue L', detail: 'linen-weave.svg' },
+  { group: 'linen-shirt', name: 'Linen shirt', collection: 'shirts', price: 4990, colours: ['White', 'Blue', 'Sand'], sizes: ['S', 'M', 'L'], larger: 200, soldOut: 'Blue L', detail: 'linen-weave.svg' },
   { group: 'wool-sweater', name: 'Wool sweater', collection: 'apparel', price: 8990, colours: ['Grey', 'Navy'], sizes: ['M', 'L'], larger: 500 },
   { group: 'sun-hat', name: 'Sun hat', collection: 'accessories', price: 2490, colours: ['Natural', 'Black'] },
   { group: 'ceramic-mug', name: 'Ceramic mug', collection: 'home', price: 1490, colours: ['White', 'Sage'], sizes: ['300 ml', '450 ml'], larger: 300 },
@@ -59,7 +59,7 @@ function variantsOf(item: (typeof GROUPS)[number]) {
         collection: item.collection,
         body: {
           name: item.name, slug, sku, status: 'ACTIVE' as const, price: item.price + step * (item.larger ?? 0), originalPrice: null,
-          quantity: label === item.soldOut ? 0 : 3 + ((slug.length * 7) % 12), description: describe(item.name, sku),
+          quantity: label === item.soldOut ? 0 : 2 + ((slug.length * 7 + step * 5) % 12), description: describe(item.name, sku),
           group: item.group, options, images,
         },
       };
