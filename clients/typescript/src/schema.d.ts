@@ -1461,7 +1461,7 @@ export interface components {
              */
             group: string | null;
             /**
-             * @description option name to value, in the order the admin wrote them
+             * @description option name to value; a product keeps the order its admin wrote (order lines and events may not: use the group view for the order of names)
              * @example {
              *       "Size": "M",
              *       "Color": "Blue"
@@ -1589,7 +1589,7 @@ export interface components {
              */
             group: string | null;
             /**
-             * @description option name to value, in the order the admin wrote them
+             * @description option name to value; a product keeps the order its admin wrote (order lines and events may not: use the group view for the order of names)
              * @example {
              *       "Size": "M",
              *       "Color": "Blue"

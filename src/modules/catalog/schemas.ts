@@ -19,7 +19,7 @@ const OptionsWrite = Type.Unsafe<Record<string, string>>({
 const OptionsRead = Type.Unsafe<Record<string, string>>({
   type: 'object',
   additionalProperties: { type: 'string' },
-  description: 'option name to value, in the order the admin wrote them',
+  description: 'option name to value; a product keeps the order its admin wrote (order lines and events may not: use the group view for the order of names)',
   examples: [{ Size: 'M', Color: 'Blue' }],
 });
 /**
