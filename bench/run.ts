@@ -90,6 +90,10 @@ const ALL_WORKLOADS: Workload[] = [
   { name: 'search-typo', kind: 'read', method: 'GET', plan: () => ({ paths: ['/api/v1/products?q=linnen%20sweater&limit=50'] }) },
   { name: 'list-filtered', kind: 'read', method: 'GET', plan: () => ({ paths: ['/api/v1/products?minPrice=1000&maxPrice=5000&inStock=true&limit=50'] }) },
   { name: 'list-deep', kind: 'read', method: 'GET', plan: (f) => ({ paths: [`/api/v1/products?limit=50&after=${f.deepCursor}`] }) },
+  // Each group once: a storefront's grid of items.
+  { name: 'list-collapsed', kind: 'read', method: 'GET', plan: () => ({ paths: ['/api/v1/products?collapse=group&limit=50'] }) },
+  // A product page: the item's variants and their options.
+  { name: 'product-group', kind: 'read', method: 'GET', plan: (f) => ({ paths: f.groups.map((g) => `/api/v1/product-groups/${g}`) }) },
   {
     name: 'cart-create', kind: 'write', method: 'POST', ceiling: 'spread', sql: 'cart-create',
     plan: (f) => ({ paths: ['/api/v1/carts'], bodies: f.hotProductIds.map((id) => JSON.stringify({ products: [{ id, quantity: 1 }] })) }),
@@ -437,6 +441,7 @@ const [fewest, most] = [Math.min(...SIZES), Math.max(...SIZES)];
 if (runs.length > 1) {
   growth('list-products', find(most, 'list-products'), find(fewest, 'list-products'), `at ${most} vs ${fewest} products`);
   growth('search', find(most, 'search'), find(fewest, 'search'), `at ${most} vs ${fewest} products`);
+  growth('list-collapsed', find(most, 'list-collapsed'), find(fewest, 'list-collapsed'), `at ${most} vs ${fewest} products`);
 }
 growth('list-deep', find(most, 'list-deep'), find(most, 'list-products'), `(first page) at ${most} products`);
 const table = lines.join('\n');

@@ -1,8 +1,9 @@
 /**
  * Seeds one benchmark store straight into the tables (multi-row INSERT ... SELECT), so that a
  * catalog of 100000 products takes seconds: 50 collections (some nested, one archived), a mix of
- * statuses and stock, "hot" products with ample stock for the write workloads, one customer with
- * an address, and carts ready to be ordered or added to.
+ * statuses and stock, a third of the products in groups of 2..8 variants, "hot" products with
+ * ample stock for the write workloads, one customer with an address, and carts ready to be
+ * ordered or added to.
  */
 import { sql } from 'drizzle-orm';
 import { queryRows, type Database } from '../src/db/client.js';
@@ -20,6 +21,8 @@ export interface BenchFixture {
   customer: string;
   collectionSlug: string;
   slugs: string[];
+  /** Groups with a visible variant, spread over the catalog. */
+  groups: string[];
   hotProductIds: string[];
   customerId: string;
   addressId: string;
@@ -40,6 +43,17 @@ const ORDER_HISTORY = 20000;
 /** A product numbered i is visible unless a draft (every 10th) or in the archived collection (every 97th). */
 const visible = (i: number) => i % 10 !== 0 && i % 97 !== 0;
 
+/**
+ * Variants: products come in blocks of 15 made one after another; the first 2..8 of block b
+ * (2 + b % 7) are the variants of group `group-b`, each its own size, named after the first.
+ * So a third of the products are in groups, as in a shop that sells clothes.
+ */
+const BLOCK = 15;
+const SIZE_NAMES = sql.raw(`array['XS','S','M','L','XL','XXL','3XL','4XL']`);
+const IN_GROUP = `((i - 1) % ${BLOCK} < 2 + ((i - 1) / ${BLOCK}) % 7)`;
+const inGroup = sql.raw(IN_GROUP);
+const nameIndex = sql.raw(`(case when ${IN_GROUP} then (i - 1) / ${BLOCK} * ${BLOCK} + 1 else i end)`);
+
 export async function seedBench(db: Database, products: number, cartsPerPool: number): Promise<BenchFixture> {
   const store = `bench-${products}`;
   const { tokens } = await createStore(db, store, `Benchmark ${products}`);
@@ -55,16 +69,18 @@ export async function seedBench(db: Database, products: number, cartsPerPool: nu
       or (c.slug = 'collection-16' and p.slug in ('collection-2', 'collection-3')))`);
   // Names from a small vocabulary (12 colours x 8 materials x 10 garments), so that search has
   // realistic work: "linen shi" matches one product in 80, whatever the catalog size.
-  await db.execute(sql`insert into products (store, status, name, slug, description, price, original_price, quantity, sku, created_at)
+  await db.execute(sql`insert into products (store, status, name, slug, description, price, original_price, quantity, sku, created_at, group_slug, options)
     select ${store}, case when i % 10 = 0 then 'DRAFT' else 'ACTIVE' end,
-      (array['Red','Blue','Green','Black','White','Grey','Navy','Olive','Beige','Brown','Pink','Yellow'])[i % 12 + 1] || ' ' ||
-      (array['linen','wool','cotton','silk','denim','leather','cashmere','velvet'])[(i / 12) % 8 + 1] || ' ' ||
-      (array['shirt','sweater','trousers','jacket','scarf','dress','skirt','coat','blanket','cushion'])[(i / 96) % 10 + 1] || ' ' || i,
+      (array['Red','Blue','Green','Black','White','Grey','Navy','Olive','Beige','Brown','Pink','Yellow'])[${nameIndex} % 12 + 1] || ' ' ||
+      (array['linen','wool','cotton','silk','denim','leather','cashmere','velvet'])[(${nameIndex} / 12) % 8 + 1] || ' ' ||
+      (array['shirt','sweater','trousers','jacket','scarf','dress','skirt','coat','blanket','cushion'])[(${nameIndex} / 96) % 10 + 1] || ' ' || ${nameIndex},
       'product-' || i,
       '<p>Description of <strong>product ' || i || '</strong>.</p>', 100 + (i * 37) % 10000,
       case when i % 4 = 0 then 200 + (i * 37) % 10000 end,
       case when i <= ${HOT} then 1000000000 when i % 20 = 0 then 0 else (i * 13) % 100 end,
-      'SKU-' || i, now() - make_interval(secs => i)
+      'SKU-' || i, now() - make_interval(secs => i),
+      case when ${inGroup} then 'group-' || (i - 1) / ${BLOCK} end,
+      case when ${inGroup} then json_build_object('Size', (${SIZE_NAMES})[(i - 1) % ${BLOCK} + 1]) else '{}'::json end
     from generate_series(1, ${products}) i`);
   // Every product in one of the 49 live collections; every 97th also in the archived one.
   await db.execute(sql`insert into collection_products (store, collection_id, product_id)
@@ -110,17 +126,29 @@ export async function seedBench(db: Database, products: number, cartsPerPool: nu
   // table grows from empty under the load, and the foreign-key checks of new order lines keep a
   // plan made for an empty table (a scan) until autovacuum first analyzes it, up to a minute
   // later: the order workloads then slowed down by the second (measured: the checks of a batch
-  // went from 1 ms to 350 ms).
+  // went from 1 ms to 350 ms). The history is spread over the catalog, as a shop's is: on one
+  // product, the statistics said every product had 20000 lines, and every uncached `_count.orders`
+  // read the whole table (1.2 ms a product) instead of its index.
   await db.execute(sql`with history as (
       insert into orders (store, customer_id, address_id, price, status, created_at)
       select ${store}, ${customerId}, ${address!.id}, 100, 'FULFILLED', now() - make_interval(hours => k) from generate_series(1, ${ORDER_HISTORY}) k
-      returning id)
+      returning id),
+    numbered as (select id, row_number() over () as rn from history),
+    catalog as (select id, row_number() over (order by id) as rn from products where store = ${store})
     insert into order_lines (store, order_id, product_id, quantity, unit_price, line_price, product)
-    select ${store}, h.id, ${hot[0]!.id}, 1, 100, 100, jsonb_build_object('id', ${hot[0]!.id}::text, 'name', 'History', 'price', 100) from history h`);
+    select ${store}, h.id, c.id, 1, 100, 100, jsonb_build_object('id', c.id::text, 'name', 'History', 'price', 100)
+    from numbered h join catalog c on c.rn = h.rn % (select count(*) from catalog) + 1`);
   // Their events too: webhook deliveries check theirs against this table.
   await db.execute(sql`insert into events (store, type, data, created_at)
     select ${store}, 'order.created', jsonb_build_object('history', k), now() - make_interval(hours => k) from generate_series(1, ${ORDER_HISTORY}) k`);
   await db.execute(sql`analyze`);
+  const groups = (
+    await queryRows<{ group: string }>(
+      db,
+      sql`select distinct p.group_slug as group from products p where p.store = ${store} and p.group_slug is not null and ${visibleProduct('p')}
+          order by 1 limit 1000`,
+    )
+  ).map((r) => r.group);
   const slugs: string[] = [];
   for (let i = 1; slugs.length < 1000 && i <= products; i += Math.max(1, Math.floor(products / 1500))) if (visible(i)) slugs.push(`product-${i}`);
   // The cursor the API would hand out 60 products before the end of the visible catalog.
@@ -138,6 +166,7 @@ export async function seedBench(db: Database, products: number, cartsPerPool: nu
     customer: (await mintCustomerToken(db, store, customerId, 2592000)).secret,
     collectionSlug: 'collection-7',
     slugs,
+    groups,
     hotProductIds: hot.map((r) => r.id),
     selloutProductId: sellout!.id,
     customerId,

@@ -39,6 +39,7 @@ import customerAuthAdminRoutes from './modules/customers/admin-routes.js';
 import { JWKS_FETCH_TIMEOUT_MS } from './modules/customers/service.js';
 import catalogVersion from './modules/stores/catalog-version.js';
 import replicaReads from './plugins/replica-reads.js';
+import imageRoutes from './modules/images/routes.js';
 import { purgeDeadCustomerTokens } from './modules/stores/repository.js';
 
 declare module 'fastify' {
@@ -187,6 +188,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.addHook('onClose', () => worker.stop());
 
   await app.register(operationsRoutes, { prefix: '/api', degradations: () => limiter.degradations() });
+  await app.register(imageRoutes, { prefix: '/api' });
   await app.register(storesAdminRoutes, { prefix: '/api' });
   await app.register(catalogRoutes, { prefix: '/api' });
   await app.register(catalogAdminRoutes, { prefix: '/api' });

@@ -18,7 +18,7 @@ test('POST /v1/admin/products: 201, DRAFT unless told, defaults for optional fie
   assert.equal(p.store, s.slug);
   assert.match(p.createdAt, ISO);
   assert.equal(p.updatedAt, null);
-  assert.deepEqual(p._count, { collections: 0, orders: 0 });
+  assert.deepEqual(p._count, { collections: 0, orders: 0, variants: 0 });
   assertProblem(await t.request('GET', '/api/v1/products/shirt', { token: s.storefront }), 404, 'NOT_FOUND');
 });
 

@@ -5,7 +5,7 @@ import { addToCollection, assertProblem, createCollection, createProduct, create
 import { createAddress, placeOrder } from './support/shop.js';
 
 const t = await startTestApp();
-const PRODUCT_KEYS = ['_count', 'createdAt', 'deletedAt', 'description', 'id', 'name', 'originalPrice', 'price', 'quantity', 'sku', 'slug', 'status', 'store', 'updatedAt'];
+const PRODUCT_KEYS = ['_count', 'createdAt', 'deletedAt', 'description', 'group', 'id', 'images', 'name', 'options', 'originalPrice', 'price', 'quantity', 'sku', 'slug', 'status', 'store', 'updatedAt'];
 const COLLECTION_KEYS = ['_count', 'createdAt', 'deletedAt', 'description', 'id', 'name', 'slug', 'store', 'updatedAt'];
 
 const list = async (s: TestStore, query = '') => (await t.request('GET', `/api/v1/products${query}`, { token: s.storefront })).json;
@@ -54,7 +54,7 @@ test('GET /v1/products/:slug answers the visible product with _count, or 404', a
   assert.equal(r.status, 200);
   assert.deepEqual(Object.keys(r.json), ['product']);
   assert.deepEqual(Object.keys(r.json.product).sort(), PRODUCT_KEYS);
-  assert.deepEqual(r.json.product._count, { collections: 0, orders: 0 });
+  assert.deepEqual(r.json.product._count, { collections: 0, orders: 0, variants: 0 });
   assertProblem(await t.request('GET', `/api/v1/products/${draft.slug}`, { token: s.storefront }), 404, 'NOT_FOUND');
   assertProblem(await t.request('GET', `/api/v1/products/${p.slug}`, { token: other.storefront }), 404, 'NOT_FOUND');
   assertProblem(await t.request('GET', '/api/v1/products/no-such-product', { token: s.storefront }), 404, 'NOT_FOUND');
@@ -122,8 +122,8 @@ test('_count.collections counts non-deleted collections; _count.orders counts th
   const { customer, address } = await createAddress(t, s);
   for (let i = 0; i < 2; i++) await placeOrder(t, s, customer, { address: address.id, products: [{ id: p.id, quantity: 1 }] });
   const r = await t.request('GET', `/api/v1/products/${p.slug}`, { token: s.storefront });
-  assert.deepEqual(r.json.product._count, { collections: 2, orders: 2 });
-  assert.deepEqual((await list(s)).products[0]._count, { collections: 2, orders: 2 });
+  assert.deepEqual(r.json.product._count, { collections: 2, orders: 2, variants: 0 });
+  assert.deepEqual((await list(s)).products[0]._count, { collections: 2, orders: 2, variants: 0 });
 });
 
 test('GET /v1/collections: live collections only, oldest first, with parents/children/products counts', async () => {

@@ -68,6 +68,9 @@ test('every operation answers as the document says, on happy and error paths', a
   await call(t, 'GET', `/api/v1/admin/products/${unknown}`, { token: s.admin });
   await call(t, 'PATCH', `/api/v1/admin/products/${product.id}`, { token: s.admin, body: { description: '<p>linen</p>' } });
   await call(t, 'PATCH', `/api/v1/admin/products/${product.id}`, { token: s.admin, body: {} });
+  const variant = { group: 'shirt', options: { Size: 'M', Color: 'Blue' }, images: [{ url: '/api/images/linen-shirt-blue.svg' }] };
+  await call(t, 'PATCH', `/api/v1/admin/products/${product.id}`, { token: s.admin, body: variant });
+  await call(t, 'POST', '/api/v1/admin/products', { token: s.admin, body: { ...productBody('shirt-m'), ...variant } });
   const doomed = (await call(t, 'POST', '/api/v1/admin/products', { token: s.admin, body: productBody('doomed') })).json.product;
   await call(t, 'DELETE', `/api/v1/admin/products/${doomed.id}`, { token: s.admin });
   await call(t, 'DELETE', `/api/v1/admin/products/${unknown}`, { token: s.admin });
@@ -91,12 +94,13 @@ test('every operation answers as the document says, on happy and error paths', a
   await call(t, 'DELETE', `/api/v1/admin/collections/${unknown}`, { token: s.admin });
 
   // Storefront catalog, with conditional GETs.
-  for (const url of ['/api/v1/products?collection=summer', '/api/v1/products/shirt', '/api/v1/collections']) {
+  for (const url of ['/api/v1/products?collection=summer', '/api/v1/products/shirt', '/api/v1/product-groups/shirt', '/api/v1/products?collapse=group', '/api/v1/collections']) {
     const first = await call(t, 'GET', url, { token: s.storefront });
     await call(t, 'GET', url, { token: s.storefront, headers: { 'if-none-match': String(first.headers.etag) } });
   }
   await call(t, 'GET', '/api/v1/products?limit=0', { token: s.storefront });
   await call(t, 'GET', '/api/v1/products/no-such-product', { token: s.storefront });
+  await call(t, 'GET', '/api/v1/product-groups/no-such-group', { token: s.storefront });
   await call(t, 'GET', '/api/v1/collections?offset=-1', { token: s.storefront });
   await call(t, 'GET', '/api/v1/products', {});
   await call(t, 'GET', '/api/v1/products', { token: 'sf_nope_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx' });

@@ -24,6 +24,20 @@ test('on an empty database the demo store is seeded and its tokens printed once;
     const all = await call(first.base, 'GET', '/v1/admin/products?limit=250', { token: admin });
     assert.ok(all.json.products.some((p: { status: string }) => p.status === 'DRAFT'), 'one draft');
     assert.ok(all.json.total > products.json.total + 1, 'a draft and a product of an archived collection are hidden');
+    const items = await call(first.base, 'GET', '/v1/products?collapse=group&limit=250', { token: storefront });
+    assert.ok(items.json.total < products.json.total - 8, `${items.json.total} items: the variants of an item are one entry`);
+    const shirt = await call(first.base, 'GET', '/v1/product-groups/linen-shirt', { token: storefront });
+    assert.equal(shirt.status, 200, shirt.text);
+    assert.deepEqual(shirt.json.group.options.map((o: { name: string }) => o.name), ['Color', 'Size']);
+    assert.ok(shirt.json.group.products.some((p: { quantity: number }) => p.quantity === 0), 'a sold-out variant');
+    const images = shirt.json.group.products.flatMap((p: { images: Array<{ url: string }> }) => p.images.map((i) => i.url));
+    assert.ok(images.length > 0 && images.every((url: string) => url.startsWith('/api/images/')), 'pictures the project serves');
+    for (const url of new Set<string>(images)) {
+      const image = await fetch(first.base.replace(/\/api$/, '') + url);
+      assert.equal(image.status, 200, url);
+      assert.equal(image.headers.get('content-type'), 'image/svg+xml');
+      assert.match(await image.text(), /^<svg /);
+    }
     const collections = await call(first.base, 'GET', '/v1/collections', { token: storefront });
     assert.ok(collections.json.collections.some((c: { _count: { parents: number } }) => c._count.parents > 0), 'a nested collection');
     assert.equal(await first.stop(), 0);

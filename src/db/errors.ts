@@ -16,6 +16,14 @@ export function postgresErrorCode(error: unknown): string | undefined {
   return undefined;
 }
 
+/** The constraint (or unique index) a PostgreSQL error names, if any. */
+export function postgresConstraint(error: unknown): string | undefined {
+  for (const e of chain(error)) {
+    if (typeof e.constraint === 'string') return e.constraint;
+  }
+  return undefined;
+}
+
 const UNAVAILABLE_SYSCALL_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH']);
 const UNAVAILABLE_MESSAGES = /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Connection terminated unexpectedly|database did not answer|Cannot use a pool after calling end|PGlite is closed|Query read timeout/i;
 

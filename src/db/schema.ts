@@ -12,6 +12,7 @@ import {
   foreignKey,
   index,
   integer,
+  json,
   jsonb,
   pgTable,
   primaryKey,
@@ -99,12 +100,23 @@ export const products = pgTable(
     originalPrice: integer('original_price'),
     quantity: integer('quantity').notNull(),
     sku: text('sku').notNull(),
+    /** Products sharing a group are the variants of one item (`group` is an SQL keyword, hence the column name). */
+    group: text('group_slug'),
+    /**
+     * Option name to value. `json`, not `jsonb`: it keeps the order the admin wrote, which is the
+     * order a storefront shows the pickers in. Equality (one combination per group) is decided on
+     * a normalized jsonb of it, in a unique index of the custom migration.
+     */
+    options: json('options').$type<Record<string, string>>().notNull().default({}),
+    images: jsonb('images').$type<Array<{ url: string; alt: string }>>().notNull().default([]),
     createdAt: createdAt(),
     updatedAt: ts('updated_at'),
     deletedAt: ts('deleted_at'),
   },
   (t) => [
     primaryKey({ columns: [t.store, t.id] }),
+    // A group's products, for `_count.variants`, the group view, `group=` and collapsing.
+    index('products_store_group_idx').on(t.store, t.group).where(sql`${t.group} is not null and ${t.deletedAt} is null`),
     uniqueIndex('products_store_slug_key').on(t.store, t.slug).where(sql`${t.deletedAt} is null`),
     index('products_store_created_at_idx').on(t.store, t.createdAt.desc(), t.id.desc()),
     index('products_store_price_idx').on(t.store, t.price, t.id),

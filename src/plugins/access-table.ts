@@ -31,6 +31,7 @@ export const ROUTE_ACCESS: Readonly<Record<string, Access>> = {
 
   'GET /api/v1/products': catalogAndCarts,
   'GET /api/v1/products/:slug': catalogAndCarts,
+  'GET /api/v1/product-groups/:group': catalogAndCarts,
   'GET /api/v1/collections': catalogAndCarts,
   'POST /api/v1/carts': catalogAndCarts,
   'GET /api/v1/carts/:id': catalogAndCarts,

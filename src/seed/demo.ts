@@ -1,7 +1,9 @@
 /**
  * The demo store, seeded on an empty database: a few collections (one nested, one archived) and
- * about 30 products with HTML descriptions, among them one DRAFT, one in the archived collection
- * and one sold out, so that every catalog rule can be tried by hand.
+ * about 40 products with HTML descriptions, among them one DRAFT, one in the archived collection
+ * and one sold out, and four items sold in colours and sizes (product groups with options and
+ * pictures, one variant sold out), so that every catalog rule can be tried by hand. The pictures
+ * are the project's own (assets/images, served at /api/images/), so the demo works offline.
  */
 import type { Database } from '../db/client.js';
 import * as catalog from '../modules/catalog/admin-service.js';
@@ -17,19 +19,53 @@ const COLLECTIONS = [
 ] as const;
 
 const ITEMS: Array<[name: string, collection: string, price: number]> = [
-  ['Linen shirt', 'shirts', 4990], ['Oxford shirt', 'shirts', 5490], ['Flannel shirt', 'shirts', 5990],
+  ['Oxford shirt', 'shirts', 5490], ['Flannel shirt', 'shirts', 5990],
   ['Denim shirt', 'shirts', 6490], ['Chambray shirt', 'shirts', 4590], ['Polo shirt', 'shirts', 3990],
-  ['Wool sweater', 'apparel', 8990], ['Cotton hoodie', 'apparel', 6990], ['Rain jacket', 'apparel', 12990],
+  ['Cotton hoodie', 'apparel', 6990], ['Rain jacket', 'apparel', 12990],
   ['Chino trousers', 'apparel', 7490], ['Running shorts', 'apparel', 2990], ['Wool socks', 'apparel', 1290],
-  ['Leather belt', 'accessories', 3490], ['Canvas tote', 'accessories', 1990], ['Sun hat', 'accessories', 2490],
+  ['Leather belt', 'accessories', 3490], ['Canvas tote', 'accessories', 1990],
   ['Beanie', 'accessories', 1790], ['Backpack', 'accessories', 8990], ['Wallet', 'accessories', 3990],
-  ['Ceramic mug', 'home', 1490], ['Linen napkins', 'home', 2290], ['Scented candle', 'home', 1890],
+  ['Linen napkins', 'home', 2290], ['Scented candle', 'home', 1890],
   ['Throw blanket', 'home', 6990], ['Teapot', 'home', 3590], ['Cutting board', 'home', 2790],
   ['Desk lamp', 'home', 5990], ['Plant pot', 'home', 1590], ['Notebook', 'home', 990],
   ['Water bottle', 'accessories', 2190], ['Umbrella', 'accessories', 2890], ['Old raincoat', 'last-season', 4990],
 ];
 
+/**
+ * Items sold in colours (and sizes): one product per combination, sharing a group. Each colour
+ * has its picture; a larger size costs `larger` more per step; `soldOut` names a variant with no stock.
+ */
+const GROUPS: Array<{ group: string; name: string; collection: string; price: number; colours: string[]; sizes?: string[]; larger?: number; soldOut?: string; detail?: string }> = [
+  { group: 'linen-shirt', name: 'Linen shirt', collection: 'shirts', price: 4990, colours: ['White', 'Blue', 'Sand'], sizes: ['S', 'M', 'L'], larger: 200, soldOut: 'Blue L', detail: 'linen-weave.svg' },
+  { group: 'wool-sweater', name: 'Wool sweater', collection: 'apparel', price: 8990, colours: ['Grey', 'Navy'], sizes: ['M', 'L'], larger: 500 },
+  { group: 'sun-hat', name: 'Sun hat', collection: 'accessories', price: 2490, colours: ['Natural', 'Black'] },
+  { group: 'ceramic-mug', name: 'Ceramic mug', collection: 'home', price: 1490, colours: ['White', 'Sage'], sizes: ['300 ml', '450 ml'], larger: 300 },
+];
+
 const slugify = (name: string) => name.toLowerCase().replace(/[^a-z0-9]+/g, '-');
+const describe = (name: string, sku: string) => `<h2>${name}</h2><p>A demo product: <strong>${name.toLowerCase()}</strong>, made to last.</p><ul><li>SKU ${sku}</li></ul>`;
+
+/** Every variant of the demo's groups, as admin create bodies with their collection. */
+function variantsOf(item: (typeof GROUPS)[number]) {
+  return item.colours.flatMap((colour) =>
+    (item.sizes ?? [undefined]).map((size, step) => {
+      const slug = slugify([item.group, colour, size].filter(Boolean).join(' '));
+      const sku = `DEMO-${slug.toUpperCase()}`;
+      const label = [colour, size].filter(Boolean).join(' ');
+      const options: Record<string, string> = size ? { Color: colour, Size: size } : { Color: colour };
+      const images = [{ url: `/api/images/${item.group}-${colour.toLowerCase()}.svg`, alt: `${item.name}, ${colour.toLowerCase()}` }];
+      if (item.detail) images.push({ url: `/api/images/${item.detail}`, alt: `${item.name}: the fabric up close` });
+      return {
+        collection: item.collection,
+        body: {
+          name: item.name, slug, sku, status: 'ACTIVE' as const, price: item.price + step * (item.larger ?? 0), originalPrice: null,
+          quantity: label === item.soldOut ? 0 : 2 + ((slug.length * 7 + step * 5) % 12), description: describe(item.name, sku),
+          group: item.group, options, images,
+        },
+      };
+    }),
+  );
+}
 
 /** Seeds the demo store when the database has no store yet; answers its tokens, or undefined. */
 export async function seedDemoStore(db: Database): Promise<CreatedStore | undefined> {
@@ -53,8 +89,12 @@ export async function seedDemoStore(db: Database): Promise<CreatedStore | undefi
       // One sold out (the chambray shirt), one still a draft (the notebook).
       quantity: slug === 'chambray-shirt' ? 0 : 5 + ((index * 7) % 40),
       status: slug === 'notebook' ? 'DRAFT' : 'ACTIVE',
-      description: `<h2>${name}</h2><p>A demo product: <strong>${name.toLowerCase()}</strong>, made to last.</p><ul><li>SKU DEMO-${index + 1}</li></ul>`,
+      description: describe(name, `DEMO-${index + 1}`),
     });
+    await catalog.addProductToCollection(db, store, collectionIds.get(collection)!, product.id);
+  }
+  for (const { collection, body } of GROUPS.flatMap(variantsOf)) {
+    const { product } = await catalog.createProduct(db, store, body);
     await catalog.addProductToCollection(db, store, collectionIds.get(collection)!, product.id);
   }
   // Archive last: products only it holds leave the storefront.

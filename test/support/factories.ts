@@ -36,6 +36,9 @@ export interface ProductFields {
   description?: string;
   originalPrice?: number | null;
   status?: 'DRAFT' | 'ACTIVE';
+  group?: string | null;
+  options?: Record<string, string>;
+  images?: Array<{ url: string; alt?: string }>;
 }
 
 /** An ACTIVE product (price 100, quantity 10) unless told otherwise. */

@@ -117,7 +117,7 @@ export interface paths {
         };
         /**
          * List visible products
-         * @description Visible products (ACTIVE, not deleted, in no archived collection), optionally of one collection, matching `q` and the price and stock filters. With `q` and no `sort` the order is relevance. `total` counts every match; pass `nextCursor` as `after` for the next page.
+         * @description Visible products (ACTIVE, not deleted, in no archived collection), optionally of one collection or one group, matching `q` and the price and stock filters. With `q` and no `sort` the order is relevance. `collapse=group` shows each group once, as its first product in that order. `total` counts every entry; pass `nextCursor` as `after` for the next page.
          */
         get: operations["listProducts"];
         put?: never;
@@ -140,6 +140,26 @@ export interface paths {
          * @description Get a visible product by slug
          */
         get: operations["getProduct"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/product-groups/{group}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a product group: the variants of one item
+         * @description The visible products of the group (oldest first) with their options, price range and stock. 404 when none is visible.
+         */
+        get: operations["getProductGroup"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1087,6 +1107,30 @@ export interface components {
             originalPrice?: number | null;
             quantity: number;
             sku: string;
+            group?: string | null;
+            /**
+             * @description option name to value, at most 3 (names 1..40, values 1..80 characters); one product per combination in a group, compared ignoring case
+             * @example {
+             *       "Size": "M",
+             *       "Color": "Blue"
+             *     }
+             */
+            options?: {
+                [key: string]: string;
+            };
+            /** @description at most 10, in order; the first is the main one */
+            images?: {
+                /**
+                 * @description https:// URL or a path beginning with /
+                 * @example /api/images/linen-shirt-blue.svg
+                 */
+                url: string;
+                /**
+                 * @description text for those who cannot see the image
+                 * @default
+                 */
+                alt?: string;
+            }[];
         };
         /** CreateStoreBody */
         CreateStoreBody: {
@@ -1412,6 +1456,31 @@ export interface components {
             /** @example LS-001 */
             sku: string;
             /**
+             * @description products with the same group are the variants of one item; null for none
+             * @example linen-shirt
+             */
+            group: string | null;
+            /**
+             * @description option name to value; a product keeps the order its admin wrote (order lines and events may not: use the group view for the order of names)
+             * @example {
+             *       "Size": "M",
+             *       "Color": "Blue"
+             *     }
+             */
+            options: {
+                [key: string]: string;
+            };
+            /** @description in order; the first is the main one */
+            images: {
+                /**
+                 * @description https:// URL, or a path on the API's host
+                 * @example /api/images/linen-shirt-blue.svg
+                 */
+                url: string;
+                /** @example Blue linen shirt, front */
+                alt: string;
+            }[];
+            /**
              * Format: date-time
              * @description ISO 8601 UTC timestamp with milliseconds
              * @example 2026-11-23T10:15:30.123Z
@@ -1432,11 +1501,44 @@ export interface components {
                 collections: number;
                 /** @description orders holding the product */
                 orders: number;
+                /** @description visible products of its group (itself included when visible); 0 without a group */
+                variants: number;
             };
         };
         /** ProductEnvelope */
         ProductEnvelope: {
             product: components["schemas"]["Product"];
+        };
+        /** ProductGroup */
+        ProductGroup: {
+            /** @example linen-shirt */
+            slug: string;
+            /** @description every option name of the products with every value, names and values in the order first met in `products` */
+            options: {
+                /** @example Size */
+                name: string;
+                /**
+                 * @example [
+                 *       "S",
+                 *       "M",
+                 *       "L"
+                 *     ]
+                 */
+                values: string[];
+            }[];
+            /** @description lowest and highest `price` of the products */
+            priceRange: {
+                min: number;
+                max: number;
+            };
+            /** @description true when any product has quantity > 0 */
+            inStock: boolean;
+            /** @description the visible products of the group, oldest first */
+            products: components["schemas"]["Product"][];
+        };
+        /** ProductGroupEnvelope */
+        ProductGroupEnvelope: {
+            group: components["schemas"]["ProductGroup"];
         };
         /** ProductLine */
         ProductLine: {
@@ -1481,6 +1583,31 @@ export interface components {
             quantity: number;
             /** @example LS-001 */
             sku: string;
+            /**
+             * @description products with the same group are the variants of one item; null for none
+             * @example linen-shirt
+             */
+            group: string | null;
+            /**
+             * @description option name to value; a product keeps the order its admin wrote (order lines and events may not: use the group view for the order of names)
+             * @example {
+             *       "Size": "M",
+             *       "Color": "Blue"
+             *     }
+             */
+            options: {
+                [key: string]: string;
+            };
+            /** @description in order; the first is the main one */
+            images: {
+                /**
+                 * @description https:// URL, or a path on the API's host
+                 * @example /api/images/linen-shirt-blue.svg
+                 */
+                url: string;
+                /** @example Blue linen shirt, front */
+                alt: string;
+            }[];
             /**
              * Format: date-time
              * @description ISO 8601 UTC timestamp with milliseconds
@@ -1620,6 +1747,30 @@ export interface components {
             originalPrice?: number | null;
             quantity?: number;
             sku?: string;
+            group?: string | null;
+            /**
+             * @description option name to value, at most 3 (names 1..40, values 1..80 characters); one product per combination in a group, compared ignoring case
+             * @example {
+             *       "Size": "M",
+             *       "Color": "Blue"
+             *     }
+             */
+            options?: {
+                [key: string]: string;
+            };
+            /** @description at most 10, in order; the first is the main one */
+            images?: {
+                /**
+                 * @description https:// URL or a path beginning with /
+                 * @example /api/images/linen-shirt-blue.svg
+                 */
+                url: string;
+                /**
+                 * @description text for those who cannot see the image
+                 * @default
+                 */
+                alt?: string;
+            }[];
         };
     };
     responses: never;
@@ -2387,10 +2538,14 @@ export interface operations {
                 limit?: number;
                 /** @description rows to skip (not with after) */
                 offset?: number;
-                /** @description the nextCursor of the previous page, with the same collection, q, filters and sort */
+                /** @description the nextCursor of the previous page, with the same collection, group, collapse, q, filters and sort */
                 after?: string;
                 /** @description order of the list; default -createdAt, or relevance with q */
                 sort?: "createdAt" | "-createdAt" | "price" | "-price" | "name" | "-name";
+                /** @description only the variants of this group */
+                group?: string;
+                /** @description `group`: each group once, as its first product in this order */
+                collapse?: "group";
             };
             header?: {
                 /** @description Your id for this request, echoed back and logged; anything else than 1..128 of `A-Za-z0-9._-` is replaced by a new one. */
@@ -2552,6 +2707,159 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ProductEnvelope"];
+                };
+            };
+            /** @description Not Modified: If-None-Match names the current ETag. */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad Request: VALIDATION_FAILED */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "VALIDATION_FAILED";
+                    };
+                };
+            };
+            /** @description Unauthorized: UNAUTHORIZED */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "UNAUTHORIZED";
+                    };
+                };
+            };
+            /** @description Forbidden: FORBIDDEN */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "FORBIDDEN";
+                    };
+                };
+            };
+            /** @description Not Found: NOT_FOUND */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description Request Timeout: the request did not arrive within REQUEST_TIMEOUT_MS; the connection is closed without a body. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Too Many Requests: RATE_LIMITED */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "RATE_LIMITED";
+                    };
+                };
+            };
+            /** @description Service Unavailable: SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
+                    };
+                };
+            };
+        };
+    };
+    getProductGroup: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your id for this request, echoed back and logged; anything else than 1..128 of `A-Za-z0-9._-` is replaced by a new one. */
+                "X-Request-Id"?: components["parameters"]["XRequestId"];
+                /** @description The ETag of a representation you hold: 304 without a body while it is still current. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                /** @description the group, as products name it in `group` */
+                group: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    ETag: components["headers"]["ETag"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProductGroupEnvelope"];
                 };
             };
             /** @description Not Modified: If-None-Match names the current ETag. */

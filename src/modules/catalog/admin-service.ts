@@ -9,11 +9,14 @@ import * as collections from './collections-repository.js';
 import type { AdminListProductsQuery, CreateCollectionBody, CreateProductBody, UpdateCollectionBody, UpdateProductBody } from './schemas.js';
 import { collectionView, productView } from './views.js';
 import { searchTermsOf } from './search.js';
+import { checkOptionNames, sameOptionsConflict } from './variant-rules.js';
 
 async function uniqueSlug<T>(kind: string, slug: string | undefined, write: () => Promise<T>): Promise<T> {
   try {
     return await write();
   } catch (error) {
+    const conflict = sameOptionsConflict(error);
+    if (conflict) throw conflict;
     if (postgresErrorCode(error) === '23505') throw new AppError('CONFLICT', `a ${kind} with slug "${slug}" already exists in this store`);
     throw error;
   }
@@ -70,6 +73,7 @@ export async function getAdminProduct(db: Database, store: string, id: string) {
 
 /** Creates a product; it is a DRAFT unless a status is given. */
 export async function createProduct(db: Database, store: string, body: CreateProductBody) {
+  checkOptionNames(body.options);
   const product = await uniqueSlug('product', body.slug, () =>
     db.transaction(async (tx) => {
       const created = await products.insertProduct(tx, store, body);
@@ -80,6 +84,7 @@ export async function createProduct(db: Database, store: string, body: CreatePro
 }
 
 export async function updateProduct(db: Database, store: string, id: string, body: UpdateProductBody) {
+  checkOptionNames(body.options);
   const product = await uniqueSlug('product', body.slug, () =>
     db.transaction(async (tx) => {
       const before = await products.lockProductQuantity(tx, store, id);

@@ -46,7 +46,7 @@ export function decodeCursor(text: string, binding: string, kinds: KeyKind[]): C
   }
   const { k, i, b } = (parsed ?? {}) as { k?: unknown; i?: unknown; b?: unknown };
   if (!Array.isArray(k) || typeof i !== 'string' || !UUID.test(i) || typeof b !== 'string') invalid('after is not a cursor from this API');
-  if (b !== binding) invalid('after is a cursor of another list: keep collection, q, the filters and sort as they were');
+  if (b !== binding) invalid('after is a cursor of another list: keep collection, group, collapse, q, the filters and sort as they were');
   if (k.length !== kinds.length || !k.every((value, n) => validKey(value, kinds[n]!))) invalid('after is not a cursor from this API');
   return { keys: k as Array<string | number>, id: i };
 }

@@ -1,11 +1,12 @@
-/** Storefront catalog: GET /v1/products, GET /v1/products/:slug, GET /v1/collections. */
+/** Storefront catalog: GET /v1/products, GET /v1/products/:slug, GET /v1/product-groups/:group, GET /v1/collections. */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { storeOf } from '../../plugins/authentication.js';
 import { errorResponses } from '../../lib/http-schemas.js';
 import { CollectionList, NotModified, ListProductsQuery, PageQuery, ProductEnvelope, ProductList, SlugParams } from './schemas.js';
 import * as catalog from './service.js';
 import { ResponseCache, sendCached } from './cache.js';
-
+import { GroupParams, ProductGroupEnvelope } from './groups-schemas.js';
+import { getProductGroup } from './groups-service.js';
 
 // Catalog reads a read replica may answer (plugins/replica-reads.ts); they read through the `db` handed to them.
 const config = { readsFromReplica: true };
@@ -21,8 +22,9 @@ const catalogRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags: ['catalog'],
         summary: 'List visible products',
         description:
-          'Visible products (ACTIVE, not deleted, in no archived collection), optionally of one collection, matching `q` and the price and stock filters. ' +
-          'With `q` and no `sort` the order is relevance. `total` counts every match; pass `nextCursor` as `after` for the next page.',
+          'Visible products (ACTIVE, not deleted, in no archived collection), optionally of one collection or one group, matching `q` and the price and stock filters. ' +
+          'With `q` and no `sort` the order is relevance. `collapse=group` shows each group once, as its first product in that order. ' +
+          '`total` counts every entry; pass `nextCursor` as `after` for the next page.',
         operationId: 'listProducts',
         querystring: ListProductsQuery,
         response: { 200: ProductList, 304: NotModified, ...errorResponses([]) },
@@ -44,6 +46,22 @@ const catalogRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => sendCached(request, reply, cache, (db) => catalog.getProductBySlug(db, storeOf(request), request.params.slug)),
+  );
+
+  app.get(
+    '/v1/product-groups/:group',
+    {
+      config,
+      schema: {
+        tags: ['catalog'],
+        summary: 'Get a product group: the variants of one item',
+        description: 'The visible products of the group (oldest first) with their options, price range and stock. 404 when none is visible.',
+        operationId: 'getProductGroup',
+        params: GroupParams,
+        response: { 200: ProductGroupEnvelope, 304: NotModified, ...errorResponses(['NOT_FOUND']) },
+      },
+    },
+    async (request, reply) => sendCached(request, reply, cache, (db) => getProductGroup(db, storeOf(request), request.params.group)),
   );
 
   app.get(

@@ -6,6 +6,39 @@ export const ProductStatus = StringEnum(['DRAFT', 'ACTIVE'] as const, { descript
 
 const Money = Type.Integer({ minimum: 0, maximum: 100_000_000, description: 'smallest currency unit' });
 
+/** Option names and values: no blank, no space at either end ("M" and "M " would look like one value). */
+const TRIMMED = '^\\S(?:.*\\S)?$';
+const OptionsWrite = Type.Unsafe<Record<string, string>>({
+  type: 'object',
+  maxProperties: 3,
+  propertyNames: { type: 'string', minLength: 1, maxLength: 40, pattern: TRIMMED },
+  additionalProperties: { type: 'string', minLength: 1, maxLength: 80, pattern: TRIMMED },
+  description: 'option name to value, at most 3 (names 1..40, values 1..80 characters); one product per combination in a group, compared ignoring case',
+  examples: [{ Size: 'M', Color: 'Blue' }],
+});
+const OptionsRead = Type.Unsafe<Record<string, string>>({
+  type: 'object',
+  additionalProperties: { type: 'string' },
+  description: 'option name to value; a product keeps the order its admin wrote (order lines and events may not: use the group view for the order of names)',
+  examples: [{ Size: 'M', Color: 'Blue' }],
+});
+/**
+ * An https:// URL, or a path on this API's host beginning with one `/`. No whitespace and no
+ * backslash anywhere: browsers read `/\host` and `//host` as another host.
+ */
+const IMAGE_URL = '^(?:https://[^\\s/?#\\\\]+[^\\s\\\\]*|/(?![/\\\\])[^\\s\\\\]*)$';
+const ImageWrite = Type.Object(
+  {
+    url: Type.String({ minLength: 1, maxLength: 2048, pattern: IMAGE_URL, description: 'https:// URL or a path beginning with /', examples: ['/api/images/linen-shirt-blue.svg'] }),
+    alt: Type.Optional(Type.String({ maxLength: 300, default: '', description: 'text for those who cannot see the image' })),
+  },
+  { additionalProperties: false },
+);
+const ImageRead = Type.Object({
+  url: Type.String({ description: 'https:// URL, or a path on the API\'s host', examples: ['/api/images/linen-shirt-blue.svg'] }),
+  alt: Type.String({ examples: ['Blue linen shirt, front'] }),
+});
+
 interface FieldSpec {
   /** The field as the API shows it. */
   read: TSchema;
@@ -35,6 +68,15 @@ const PRODUCT_FIELDS = {
   originalPrice: { read: Nullable('integer', { description: 'price before discount, or null', examples: [5990] }), write: Type.Union([Money, Type.Null()]) },
   quantity: { read: Type.Integer({ description: 'available quantity', examples: [12] }), write: Type.Integer({ minimum: 0, maximum: 1_000_000_000 }), required: true },
   sku: { read: Type.String({ examples: ['LS-001'] }), write: Type.String({ minLength: 1, maxLength: 255 }), required: true },
+  group: {
+    read: Nullable('string', { description: 'products with the same group are the variants of one item; null for none', examples: ['linen-shirt'] }),
+    write: Type.Union([Slug('the item this product is a variant of; null takes it out of its group'), Type.Null()]),
+  },
+  options: { read: OptionsRead, write: OptionsWrite },
+  images: {
+    read: Type.Array(ImageRead, { description: 'in order; the first is the main one' }),
+    write: Type.Array(ImageWrite, { maxItems: 10, description: 'at most 10, in order; the first is the main one' }),
+  },
   createdAt: { read: Timestamp() },
   updatedAt: { read: NullableTimestamp() },
   deletedAt: { read: NullableTimestamp() },
@@ -66,6 +108,7 @@ const productCreatable = mapFields((spec, key) => (spec.write && !spec.required 
 export const ProductCount = Type.Object({
   collections: Type.Integer({ description: 'non-deleted collections holding the product' }),
   orders: Type.Integer({ description: 'orders holding the product' }),
+  variants: Type.Integer({ description: 'visible products of its group (itself included when visible); 0 without a group' }),
 });
 
 export const Product = named('Product', Type.Object({ ...productFields, _count: ProductCount }));
@@ -118,8 +161,10 @@ export const ListProductsQuery = Type.Object(
     limit: Type.Optional(Limit),
     // No default: `after` with any `offset` is refused, so its absence must stay visible.
     offset: Type.Optional(Type.Integer({ minimum: 0, maximum: 10_000_000, description: 'rows to skip (not with after)' })),
-    after: Type.Optional(Type.String({ minLength: 1, maxLength: 2000, description: 'the nextCursor of the previous page, with the same collection, q, filters and sort' })),
+    after: Type.Optional(Type.String({ minLength: 1, maxLength: 2000, description: 'the nextCursor of the previous page, with the same collection, group, collapse, q, filters and sort' })),
     sort: Type.Optional(StringEnum(PRODUCT_SORTS, { description: 'order of the list; default -createdAt, or relevance with q' })),
+    group: Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: 'only the variants of this group' })),
+    collapse: Type.Optional(StringEnum(['group'] as const, { description: '`group`: each group once, as its first product in this order' })),
   },
   { additionalProperties: false },
 );

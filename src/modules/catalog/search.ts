@@ -3,7 +3,8 @@
  * start of a word of the product (`'word':*`) or, by a one-letter typo, a whole name word (`:A`).
  */
 import type { Executor } from '../../db/client.js';
-import { readSearchWords, type SearchTerms } from './repository.js';
+import { readSearchWords } from './repository.js';
+import type { SearchTerms } from './product-order.js';
 
 // Folded words hold no ASCII punctuation, but quote anyway: tsquery text must never be injectable.
 const lexeme = (word: string) => `'${word.replaceAll('\\', '\\\\').replaceAll("'", "''")}'`;

@@ -4,13 +4,15 @@ import { AppError } from '../../plugins/errors.js';
 import * as products from './repository.js';
 import * as collections from './collections-repository.js';
 import type { ListProductsQuery } from './schemas.js';
-import type { ListSort } from './repository.js';
-import { sortKeyKinds } from './repository.js';
+import { sortKeyKinds, type ListSort } from './product-order.js';
 import { decodeCursor, encodeCursor, listBinding } from './cursor.js';
 import { searchTermsOf } from './search.js';
 import { collectionView, productView } from './views.js';
 
-/** Lists visible products: `collection`, `q` and the filters narrow it; `total` counts every match. */
+/**
+ * Lists visible products: `collection`, `group`, `q` and the filters narrow it; `collapse=group`
+ * shows each group once; `total` counts every entry.
+ */
 export async function listProducts(db: Database, store: string, query: ListProductsQuery) {
   if (query.after !== undefined && query.offset !== undefined) {
     throw new AppError('VALIDATION_FAILED', 'after and offset cannot be used together: a cursor already says where the page starts');
@@ -19,8 +21,11 @@ export async function listProducts(db: Database, store: string, query: ListProdu
     throw new AppError('VALIDATION_FAILED', `minPrice (${query.minPrice}) is above maxPrice (${query.maxPrice})`);
   }
   const sort: ListSort = query.sort ?? (query.q !== undefined ? 'relevance' : '-createdAt');
-  // The cursor names this list: the same store, collection, q, filters and sort.
-  const binding = listBinding({ store, collection: query.collection, q: query.q, minPrice: query.minPrice, maxPrice: query.maxPrice, inStock: query.inStock, sort });
+  // The cursor names this list: the same store, collection, group, collapse, q, filters and sort.
+  const binding = listBinding({
+    store, collection: query.collection, q: query.q, minPrice: query.minPrice, maxPrice: query.maxPrice, inStock: query.inStock, sort,
+    group: query.group, collapse: query.collapse,
+  });
   const after = query.after === undefined ? undefined : decodeCursor(query.after, binding, sortKeyKinds(sort));
   const empty = { products: [], total: 0, nextCursor: null };
   let collectionId: string | undefined;
@@ -31,7 +36,10 @@ export async function listProducts(db: Database, store: string, query: ListProdu
   }
   const search = query.q === undefined ? undefined : await searchTermsOf(db, store, query.q);
   if (search === null) return empty;
-  const filter = { store, visibleOnly: true, collectionId, minPrice: query.minPrice, maxPrice: query.maxPrice, inStock: query.inStock, search };
+  const filter = {
+    store, visibleOnly: true, collectionId, group: query.group, minPrice: query.minPrice, maxPrice: query.maxPrice, inStock: query.inStock, search,
+    collapseGroups: query.collapse === 'group',
+  };
   const limit = query.limit ?? 50;
   // One row more than the page tells whether a next page exists.
   const page = { limit: limit + 1, offset: query.offset ?? 0, sort, after };

@@ -19,7 +19,7 @@ export function productFieldsView(row: ProductRecord): ProductFieldsView {
 }
 
 export function productView(row: ProductWithCounts): ProductView {
-  return { ...productFieldsView(row), _count: { collections: row.collectionsCount, orders: row.ordersCount } };
+  return { ...productFieldsView(row), _count: { collections: row.collectionsCount, orders: row.ordersCount, variants: row.variantsCount } };
 }
 
 /** The admin view; the storefront's response schema drops `archived` and `parents`. */

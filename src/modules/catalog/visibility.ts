@@ -27,6 +27,13 @@ export const PRODUCT_COLUMN_NAMES = Object.fromEntries(
   Object.entries(getTableColumns(products)).map(([key, column]) => [key, column.name]),
 ) as Record<keyof ProductRecord, string>;
 
+const JSON_FIELDS = new Set(Object.entries(getTableColumns(products)).filter(([, column]) => column.dataType === 'json').map(([key]) => key));
+
+/** A product field's value as an SQL parameter: json columns get JSON text (a driver would send an array as an SQL array). */
+export function productValue(key: keyof ProductRecord, value: unknown): SQL {
+  return JSON_FIELDS.has(key) ? sql`${JSON.stringify(value)}::${sql.raw(getTableColumns(products)[key].getSQLType())}` : sql`${value}`;
+}
+
 const columnListCache = new Map<string, SQL>();
 
 /** Every column of a product record, camel-cased, from the products row aliased `alias`. */

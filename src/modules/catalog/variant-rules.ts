@@ -1,0 +1,29 @@
+/**
+ * The rules of variants that a JSON Schema cannot say: option names distinct ignoring case, and
+ * the 409 of a second product with the same options in one group (a unique index decides it, so
+ * concurrent writes cannot both pass).
+ */
+import { postgresConstraint, postgresErrorCode } from '../../db/errors.js';
+import { AppError } from '../../plugins/errors.js';
+
+/** The unique index of (store, group, normalized options) among non-deleted products. */
+const GROUP_OPTIONS_KEY = 'products_store_group_options_key';
+
+/** Refuses option names that differ only in case: combinations are compared ignoring case. */
+export function checkOptionNames(options: Record<string, string> | undefined): void {
+  const seen = new Set<string>();
+  for (const name of Object.keys(options ?? {})) {
+    const folded = name.toLowerCase();
+    if (seen.has(folded)) {
+      const detail = `options name "${name}" twice (names are compared ignoring case)`;
+      throw new AppError('VALIDATION_FAILED', detail, { errors: [{ field: 'body.options', message: detail }] });
+    }
+    seen.add(folded);
+  }
+}
+
+/** The 409 for a product whose options another product of its group already has, or undefined. */
+export function sameOptionsConflict(error: unknown): AppError | undefined {
+  if (postgresErrorCode(error) !== '23505' || postgresConstraint(error) !== GROUP_OPTIONS_KEY) return undefined;
+  return new AppError('CONFLICT', 'another product of this group already has these options (names and values are compared ignoring case)');
+}

@@ -1,0 +1,34 @@
+/** GET /api/images/:file: the pictures the project ships, public, cacheable, and inert when opened alone. */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { startTestApp } from './support/app.js';
+import { assertProblem } from './support/factories.js';
+import { ROOT } from './support/database.js';
+
+const t = await startTestApp();
+
+test('every shipped image is served without a token, small, with its type, an ETag, a 304 and a policy that runs nothing', async () => {
+  const files = readdirSync(join(ROOT, 'assets/images'));
+  assert.ok(files.length >= 9, files.join(', '));
+  for (const file of files) {
+    const r = await t.request('GET', `/api/images/${file}`);
+    assert.equal(r.status, 200, file);
+    assert.equal(r.headers['content-type'], 'image/svg+xml');
+    assert.ok(r.text.length < 4096, `${file} stays small (${r.text.length} bytes)`);
+    assert.equal(r.headers['cache-control'], 'public, max-age=86400');
+    assert.match(String(r.headers['content-security-policy']), /default-src 'none'.*sandbox/);
+    assert.equal(r.headers['x-content-type-options'], 'nosniff');
+    assert.equal(r.headers['cross-origin-resource-policy'], 'cross-origin', 'a storefront on another origin may show it');
+    const again = await t.request('GET', `/api/images/${file}`, { headers: { 'if-none-match': String(r.headers.etag) } });
+    assert.equal(again.status, 304);
+  }
+});
+
+test('an unknown image is 404, a name that is not a file name is 400 or 404, and nothing outside the folder is reachable', async () => {
+  assertProblem(await t.request('GET', '/api/images/nothing.svg'), 404, 'NOT_FOUND');
+  assertProblem(await t.request('GET', '/api/images/README.md'), 400, 'VALIDATION_FAILED');
+  assertProblem(await t.request('GET', '/api/images/..%2Fpackage.json'), 400, 'VALIDATION_FAILED');
+  assert.equal((await t.request('GET', '/api/images/../../package.json')).status, 404);
+});
