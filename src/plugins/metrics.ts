@@ -11,6 +11,7 @@ import fp from 'fastify-plugin';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { secretsEqual } from '../modules/stores/tokens.js';
 import { AppError } from './errors.js';
+import { bearerTokenOf } from '../lib/bearer.js';
 
 const ORDER_ROUTE = '/api/v1/:customer/orders';
 
@@ -65,7 +66,7 @@ export default fp(
     app.get('/api/metrics', { schema: { hide: true } }, async (request, reply) => {
       if (!exposed) throw new AppError('NOT_FOUND', `no route GET /api/metrics`);
       if (options.token) {
-        const given = /^Bearer +(\S+)$/i.exec(request.headers.authorization ?? '')?.[1];
+        const given = bearerTokenOf(request.headers.authorization);
         if (!given || !secretsEqual(given, options.token)) {
           throw new AppError('UNAUTHORIZED', 'the metrics need Authorization: Bearer <METRICS_TOKEN>', {
             headers: { 'www-authenticate': 'Bearer realm="metrics"' },
