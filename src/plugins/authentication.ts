@@ -9,8 +9,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { AppError } from './errors.js';
 import { accessOf, type Access } from './access-table.js';
-import { authenticateSecret } from '../modules/stores/service.js';
-import { secretsEqual } from '../modules/stores/tokens.js';
+import { authenticateSecret, secretsEqual } from '../modules/stores/index.js';
 import type { Database } from '../db/client.js';
 import { bearerTokenOf } from '../lib/bearer.js';
 

@@ -4,16 +4,15 @@
  * idempotent replays. With METRICS_TOKEN set, the route needs `Authorization: Bearer <it>`;
  * without it, the route exists only on a server that listens on a loopback address (it shows
  * every store's order volume).
- * Business counters are read off the answers, so no module needs to know about metrics.
+ * Business counters are read off the answers and the commands' declarations (`counts`), so no
+ * module needs to know about metrics.
  */
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import { secretsEqual } from '../modules/stores/tokens.js';
+import { secretsEqual } from '../modules/stores/index.js';
 import { AppError } from './errors.js';
 import { bearerTokenOf } from '../lib/bearer.js';
-
-const ORDER_ROUTE = '/api/v1/:customer/orders';
 
 /** True for an address only this machine can reach. */
 export function isLoopbackHost(host: string): boolean {
@@ -57,7 +56,7 @@ export default fp(
       latency.observe(labels, reply.elapsedTime / 1000);
       const replayed = reply.getHeader('idempotent-replayed') === 'true';
       if (replayed) replays.inc();
-      else if (route === ORDER_ROUTE && request.method === 'POST' && reply.statusCode === 201) orders.inc();
+      else if (request.routeOptions.config.command?.counts === 'orders' && reply.statusCode < 300) orders.inc();
       const code = reply.problemCode;
       if (!replayed && (code === 'INSUFFICIENT_STOCK' || code === 'PRODUCT_UNAVAILABLE')) refusals.inc({ code });
     });

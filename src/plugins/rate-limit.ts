@@ -12,7 +12,7 @@ import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest }
 import fp from 'fastify-plugin';
 import { Redis } from 'ioredis';
 import { AppError } from './errors.js';
-import { TOKEN_KINDS } from '../modules/stores/tokens.js';
+import { TOKEN_KINDS } from '../modules/stores/index.js';
 
 const WINDOW_MS = 60_000;
 

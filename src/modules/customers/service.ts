@@ -4,12 +4,11 @@
  * table (kind `customer`), so revocation and expiry are seen at once by every process.
  */
 import { randomUUID } from 'node:crypto';
-import type { Database } from '../../db/client.js';
+import type { Executor } from '../../db/client.js';
 import { postgresErrorCode } from '../../db/errors.js';
 import { AppError } from '../../plugins/errors.js';
 import { toIso, toIsoOrNull } from '../../lib/time.js';
-import * as tokens from '../stores/repository.js';
-import { hashSecret, newSecret } from '../stores/tokens.js';
+import * as tokens from '../stores/index.js';
 import * as repo from './customer-auth-repository.js';
 
 export interface CustomerTokenView {
@@ -26,28 +25,27 @@ export interface MintedCustomerToken {
 }
 
 /** Mints a token bound to one customer of the store, valid `ttlSeconds`; its secret is returned once. */
-export async function mintCustomerToken(db: Database, store: string, customerId: string, ttlSeconds: number): Promise<MintedCustomerToken> {
-  const secret = newSecret('customer', store);
-  const row = await tokens.insertToken(db, { store, kind: 'customer', secretHash: hashSecret(secret), customerId: customerId.toLowerCase(), ttlSeconds });
+export async function mintCustomerToken(db: Executor, store: string, customerId: string, ttlSeconds: number): Promise<MintedCustomerToken> {
+  const { row, secret } = await tokens.issueCustomerToken(db, store, customerId.toLowerCase(), ttlSeconds);
   return { token: customerTokenView(row), secret };
 }
 
 /** A guest session: a new random customer id and a token for it. */
-export async function startGuestSession(db: Database, store: string, ttlSeconds: number) {
+export async function startGuestSession(db: Executor, store: string, ttlSeconds: number) {
   const customerId = randomUUID();
   return { customerId, ...(await mintCustomerToken(db, store, customerId, ttlSeconds)) };
 }
 
 /** Revokes one customer token of the store; it stops working at once, in every process. */
-export async function revokeCustomerToken(db: Database, store: string, id: string): Promise<{ token: CustomerTokenView }> {
-  const row = await tokens.revokeToken(db, store, id, 'customer');
+export async function revokeCustomerToken(db: Executor, store: string, id: string): Promise<{ token: CustomerTokenView }> {
+  const row = await tokens.revokeCustomerToken(db, store, id);
   if (!row) throw new AppError('NOT_FOUND', `customer token ${id} not found`);
   return { token: customerTokenView(row) };
 }
 
 /** Revokes every token of one customer ("sign out everywhere"). */
-export async function signOutEverywhere(db: Database, store: string, customerId: string): Promise<{ revoked: number }> {
-  return { revoked: await tokens.revokeCustomerTokens(db, store, customerId.toLowerCase()) };
+export async function signOutEverywhere(db: Executor, store: string, customerId: string): Promise<{ revoked: number }> {
+  return { revoked: await tokens.revokeAllCustomerTokens(db, store, customerId.toLowerCase()) };
 }
 
 function customerTokenView(row: tokens.TokenRow): CustomerTokenView {
@@ -101,7 +99,7 @@ export function customerAuthView(row: repo.CustomerAuthRow) {
 }
 
 /** Sets the store's identity provider; (issuer, audience) names one store only (409 otherwise). */
-export async function configureCustomerAuth(db: Database, store: string, body: CustomerAuthSettings) {
+export async function configureCustomerAuth(db: Executor, store: string, body: CustomerAuthSettings) {
   checkSettings(body);
   try {
     const row = await repo.saveCustomerAuth(db, store, { issuer: body.issuer, audience: body.audience, jwksUrl: body.jwksUrl ?? null, jwks: body.jwks ?? null });
@@ -112,14 +110,14 @@ export async function configureCustomerAuth(db: Database, store: string, body: C
   }
 }
 
-export async function readCustomerAuth(db: Database, store: string) {
+export async function readCustomerAuth(db: Executor, store: string) {
   const row = await repo.findCustomerAuth(db, store);
   if (!row) throw new AppError('NOT_FOUND', 'this store accepts no identity-provider JWTs');
   return { customerAuth: customerAuthView(row) };
 }
 
 /** Turns identity-provider JWTs off for the store. */
-export async function removeCustomerAuth(db: Database, store: string) {
+export async function removeCustomerAuth(db: Executor, store: string) {
   const row = await repo.deleteCustomerAuth(db, store);
   if (!row) throw new AppError('NOT_FOUND', 'this store accepts no identity-provider JWTs');
   return { customerAuth: customerAuthView(row) };
