@@ -206,11 +206,14 @@ export function registerCommand<P extends TSchema, B extends TSchema, Q extends 
     method: command.method,
     url: command.url,
     config: { command: { operationId: command.operationId, changesCatalog: command.changesCatalog === true, counts: command.counts }, idempotent: command.idempotent === true, extraLimit: command.limit },
-    schema: {
-      operationId: command.operationId, tags: command.tags, summary: command.summary, description: command.description,
-      params: command.params, body: command.body, querystring: command.querystring,
-      response: { [command.status]: command.response, ...errorResponses(errors) },
-    },
+    // Only the parts the command has: Fastify warns of a schema part that is present but undefined.
+    schema: Object.fromEntries(
+      Object.entries({
+        operationId: command.operationId, tags: command.tags, summary: command.summary, description: command.description,
+        params: command.params, body: command.body, querystring: command.querystring,
+        response: { [command.status]: command.response, ...errorResponses(errors) },
+      }).filter(([, part]) => part !== undefined),
+    ),
     preValidation: command.preValidation,
     handler: async (request, reply) => {
       const input = inputOf(request);
