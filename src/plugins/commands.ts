@@ -98,6 +98,11 @@ export interface RoundCommand<P extends TSchema, B extends TSchema, Q extends TS
    * A refused request must have written nothing; the round records events per request.
    */
   runRound: (tx: Executor, store: string, jobs: Array<RoundJob<J>>) => Promise<Array<Outcome<Static<R>>>>;
+  /**
+   * The round writes with one statement (atomic on its own) and records no events: a round with no
+   * key to keep then runs without an explicit transaction, two round trips fewer.
+   */
+  writesOnce?: boolean;
 }
 
 export type Command<P extends TSchema, B extends TSchema, Q extends TSchema, R extends TSchema, J = never> =
@@ -119,8 +124,11 @@ declare module 'fastify' {
   }
 }
 
-/** What a request's work ends in: a serialized answer, or a refusal (thrown after the commit). */
-type Answer = { status: number; body: string; replayed: boolean } | { refusal: AppError };
+/**
+ * What a request's work ends in: its value (serialized when sent, after the commit), the serialized
+ * answer (a kept one, replayed or just kept), or a refusal (thrown after the commit).
+ */
+type Answer = { value: unknown } | { status: number; body: string; replayed: boolean } | { refusal: AppError };
 
 /** A round's entry: the request's job, its claim and how to serialize its answer. */
 interface Entry<J> {
@@ -229,8 +237,10 @@ export function registerCommand<P extends TSchema, B extends TSchema, Q extends 
         throw error;
       }
       if ('refusal' in answer) throw answer.refusal;
-      if (command.changesCatalog && store && !answer.replayed) await bumpCatalog(app, request, store);
-      if (answer.replayed) reply.header('idempotent-replayed', 'true');
+      const replayed = 'replayed' in answer && answer.replayed;
+      if (command.changesCatalog && store && !replayed) await bumpCatalog(app, request, store);
+      if ('value' in answer) return reply.send(answer.value);
+      if (replayed) reply.header('idempotent-replayed', 'true');
       return reply
         .code(answer.status)
         .type(answer.status >= 400 ? 'application/problem+json; charset=utf-8' : 'application/json; charset=utf-8')
@@ -266,22 +276,23 @@ async function runInTransaction<P extends TSchema, B extends TSchema, Q extends 
     }
     const events: Array<{ type: EventType; data: unknown }> = [];
     const context = { tx, record: recorderFor(declared, () => input.store, events), log: request.log };
+    if (!claim) {
+      const value = await command.run(input, context);
+      if (events.length > 0) await recordEvents(tx, input.store, events);
+      return { value };
+    }
     let body: string;
-    if (claim) {
-      // A refusal below 500 is the key's answer: its work is undone (the savepoint), the answer kept.
-      try {
-        body = String(reply.serialize(await tx.transaction((savepoint) => command.run(input, { ...context, tx: savepoint }))));
-      } catch (error) {
-        const { answer, kept } = refusalAnswer(error, { claim, requestId: request.id });
-        if (!kept) throw error;
-        await keepAnswers(tx, [{ ...claim, ...kept }]);
-        return answer;
-      }
-    } else {
-      body = String(reply.serialize(await command.run(input, context)));
+    // A refusal below 500 is the key's answer: its work is undone (the savepoint), the answer kept.
+    try {
+      body = String(reply.serialize(await tx.transaction((savepoint) => command.run(input, { ...context, tx: savepoint }))));
+    } catch (error) {
+      const { answer, kept } = refusalAnswer(error, { claim, requestId: request.id });
+      if (!kept) throw error;
+      await keepAnswers(tx, [{ ...claim, ...kept }]);
+      return answer;
     }
     if (events.length > 0) await recordEvents(tx, input.store, events);
-    if (claim) await keepAnswers(tx, [{ ...claim, status: command.status, body }]);
+    await keepAnswers(tx, [{ ...claim, status: command.status, body }]);
     return { status: command.status, body, replayed: false };
   });
 }
@@ -294,7 +305,8 @@ async function runRound<P extends TSchema, B extends TSchema, Q extends TSchema,
   entries: Array<Entry<J> & { store: string }>,
 ): Promise<Array<Outcome<Answer>>> {
   const store = entries[0]!.store;
-  return app.db.transaction(async (tx) => {
+  const needsTransaction = !command.writesOnce || declared.length > 0 || entries.some((e) => e.claim);
+  const round = async (tx: Executor) => {
     const answers: Array<Answer | undefined> = entries.map(() => undefined);
     const claimed = entries.flatMap((e, i) => (e.claim ? [{ claim: e.claim, i }] : []));
     const taken = await takeKeys(tx, claimed.map((c) => c.claim));
@@ -315,10 +327,14 @@ async function runRound<P extends TSchema, B extends TSchema, Q extends TSchema,
     running.forEach(({ entry, i }, n) => {
       const outcome = outcomes[n]!;
       if (outcome.ok) {
-        const body = entry.serialize(outcome.value);
-        answers[i] = { status: command.status, body, replayed: false };
         events.push(...perJob[n]!);
-        if (entry.claim) kept.push({ ...entry.claim, status: command.status, body });
+        // Only a kept answer is serialized here; the others after the commit, off the round's critical path.
+        if (!entry.claim) answers[i] = { value: outcome.value };
+        else {
+          const body = entry.serialize(outcome.value);
+          answers[i] = { status: command.status, body, replayed: false };
+          kept.push({ ...entry.claim, status: command.status, body });
+        }
       } else {
         const refused = refusalAnswer(outcome.error, entry);
         answers[i] = refused.answer;
@@ -328,7 +344,8 @@ async function runRound<P extends TSchema, B extends TSchema, Q extends TSchema,
     if (events.length > 0) await recordEvents(tx, store, events);
     await keepAnswers(tx, kept);
     return answers.map((answer): Outcome<Answer> => ({ ok: true, value: answer! }));
-  });
+  };
+  return needsTransaction ? app.db.transaction(round) : round(app.db);
 }
 
 export default fp(

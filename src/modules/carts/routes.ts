@@ -19,6 +19,7 @@ const cartRoutes: FastifyPluginAsyncTypebox = async (app) => {
     body: S.CreateCartBody, status: 201, response: S.CreatedCartEnvelope, errors: ['PRODUCT_UNAVAILABLE'], idempotent: true,
     prepare: ({ body }) => sumLines(body.products),
     runRound: (tx, store, jobs) => carts.createCarts(tx, store, jobs.map((j) => j.job), ttl),
+    writesOnce: true,
   });
   app.get(
     '/v1/carts/:id',
