@@ -51,8 +51,6 @@ const problemProperties = {
   ),
 };
 
-export const ProblemSchema = (description = 'RFC 9457 problem details') => Type.Object(problemProperties, { description });
-
 /**
  * Error responses of a route (their serializer, and for the OpenAPI document the codes each status
  * can carry). Every route can also answer 400, 401/403 (unless public), 429 and 503, added to the

@@ -172,10 +172,10 @@ function refusalAnswer(error: unknown, entry: { claim: Claim | null; requestId: 
   return { answer: { refusal }, kept: { fingerprint: entry.claim.fingerprint, status: refusal.status, body: JSON.stringify(problemOf(refusal, entry.requestId)) } };
 }
 
-function recorderFor(declared: readonly EventType[], store: () => string, events: Array<{ type: EventType; data: unknown }>): Recorder {
+/** Collects a request's events; an event type the command did not declare is a programming error. */
+function recorderFor(declared: readonly EventType[], events: Array<{ type: EventType; data: unknown }>): Recorder {
   return (type, data) => {
     if (!declared.includes(type)) throw new Error(`this command does not declare the event ${type}`);
-    store();
     events.push({ type, data });
   };
 }
@@ -231,12 +231,12 @@ export function registerCommand<P extends TSchema, B extends TSchema, Q extends 
       let answer: Answer;
       try {
         answer = await runOne(request, reply, input, claim);
+        if ('refusal' in answer) throw answer.refusal;
       } catch (error) {
         // A 5xx may have failed after its commit: the bump is cheap, a stale cache is not.
         if (command.changesCatalog && store && toAppError(error).status >= 500) await bumpCatalog(app, request, store);
         throw error;
       }
-      if ('refusal' in answer) throw answer.refusal;
       const replayed = 'replayed' in answer && answer.replayed;
       if (command.changesCatalog && store && !replayed) await bumpCatalog(app, request, store);
       if ('value' in answer) return reply.send(answer.value);
@@ -275,7 +275,7 @@ async function runInTransaction<P extends TSchema, B extends TSchema, Q extends 
       if (taken !== 'free') return keptAnswer(taken!, claim);
     }
     const events: Array<{ type: EventType; data: unknown }> = [];
-    const context = { tx, record: recorderFor(declared, () => input.store, events), log: request.log };
+    const context = { tx, record: recorderFor(declared, events), log: request.log };
     if (!claim) {
       const value = await command.run(input, context);
       if (events.length > 0) await recordEvents(tx, input.store, events);
@@ -322,7 +322,7 @@ async function runRound<P extends TSchema, B extends TSchema, Q extends TSchema,
     const events: Array<{ type: EventType; data: unknown }> = [];
     const running = entries.flatMap((entry, i) => (answers[i] ? [] : [{ entry, i }]));
     const perJob = running.map(() => [] as Array<{ type: EventType; data: unknown }>);
-    const outcomes = running.length > 0 ? await command.runRound(tx, store, running.map(({ entry }, n) => ({ job: entry.job, record: recorderFor(declared, () => store, perJob[n]!) }))) : [];
+    const outcomes = running.length > 0 ? await command.runRound(tx, store, running.map(({ entry }, n) => ({ job: entry.job, record: recorderFor(declared, perJob[n]!) }))) : [];
     const kept: Parameters<typeof keepAnswers>[1] = [];
     running.forEach(({ entry, i }, n) => {
       const outcome = outcomes[n]!;
