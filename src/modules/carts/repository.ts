@@ -63,24 +63,18 @@ export async function findCart(db: Executor, store: string, id: string): Promise
 
 /**
  * Locks the non-deleted carts among `ids` in id order (so combined changes and orders cannot
- * deadlock) and reads their lines under the lock, in one statement.
+ * deadlock), then reads their lines under the lock: in a statement of its own, whose snapshot sees
+ * whatever a change that held a cart's lock before committed.
  */
 export async function lockCarts(tx: Executor, store: string, ids: string[]): Promise<Map<string, LockedCart>> {
   if (ids.length === 0) return new Map();
-  const rows = await queryRows<CartRow & { now: Date; productId: string | null; quantity: number | null }>(
+  const rows = await queryRows<CartRow & { now: Date }>(
     tx,
-    sql`select ${cartColumns}, now()::timestamptz(3) as now, l.product_id as "productId", l.quantity
-        from carts c left join cart_lines l on l.store = c.store and l.cart_id = c.id
-        where c.store = ${store} and c.id in (${valueList(ids)}) and c.deleted_at is null
-        order by c.id, l.position for update of c`,
+    sql`select ${cartColumns}, now()::timestamptz(3) as now from carts c
+        where c.store = ${store} and c.id in (${valueList(ids)}) and c.deleted_at is null order by c.id for update`,
   );
-  const carts = new Map<string, LockedCart>();
-  for (const { now, productId, quantity, ...cart } of rows) {
-    let locked = carts.get(cart.id);
-    if (!locked) carts.set(cart.id, (locked = { cart, lines: [], now: asDate(now) }));
-    if (productId !== null) locked.lines.push({ productId, quantity: quantity! });
-  }
-  return carts;
+  const lines = await linesOfCarts(tx, store, rows.map((r) => r.id));
+  return new Map(rows.map(({ now, ...cart }) => [cart.id, { cart, lines: lines.get(cart.id) ?? [], now: asDate(now) }]));
 }
 
 /** The lines of several carts, by cart id, in the order they were added. */
