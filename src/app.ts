@@ -23,12 +23,12 @@ import addressRoutes from './modules/addresses/routes.js';
 import orderRoutes from './modules/orders/routes.js';
 import orderAdminRoutes from './modules/orders/admin-routes.js';
 import eventRoutes from './modules/events/routes.js';
-import { purgeOldEvents } from './modules/events/repository.js';
+import { purgeOldEvents } from './modules/events/index.js';
 import webhookRoutes from './modules/webhooks/routes.js';
 import { DeliveryWorker } from './modules/webhooks/worker.js';
-import { expireCarts } from './modules/carts/expiry-job.js';
-import idempotency from './modules/idempotency/plugin.js';
-import { purgeExpiredKeys } from './modules/idempotency/repository.js';
+import { expireCarts } from './modules/carts/index.js';
+import { purgeExpiredKeys } from './modules/idempotency/index.js';
+import commands from './plugins/commands.js';
 import jobs from './plugins/jobs.js';
 import httpHygiene from './plugins/http-hygiene.js';
 import metrics from './plugins/metrics.js';
@@ -37,10 +37,9 @@ import { IdentityProviders } from './modules/customers/identity-provider.js';
 import customerRoutes from './modules/customers/routes.js';
 import customerAuthAdminRoutes from './modules/customers/admin-routes.js';
 import { JWKS_FETCH_TIMEOUT_MS } from './modules/customers/service.js';
-import catalogVersion from './modules/stores/catalog-version.js';
 import replicaReads from './plugins/replica-reads.js';
 import imageRoutes from './modules/images/routes.js';
-import { purgeDeadCustomerTokens } from './modules/stores/repository.js';
+import { purgeDeadCustomerTokens } from './modules/stores/index.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -145,9 +144,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(authorization);
   await app.register(routeLimits, limits);
   await app.register(replicaReads);
-  await app.register(catalogVersion);
   await app.register(openapi);
-  await app.register(idempotency);
+  await app.register(commands);
   await app.register(jobs, {
     jobs: [
       { name: 'cart-expiry', intervalSeconds: options.config.maintenanceIntervalSeconds, run: () => expireCarts(options.database.db) },

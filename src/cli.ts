@@ -15,9 +15,8 @@ import { openConfiguredDatabase } from './bootstrap.js';
 import type { DatabaseHandle } from './db/client.js';
 import { ConfigError, loadConfig } from './plugins/config.js';
 import { AppError } from './plugins/errors.js';
-import * as stores from './modules/stores/service.js';
-import { listStoreSlugs } from './modules/stores/repository.js';
-import { ISSUABLE_TOKEN_KINDS, type IssuableTokenKind } from './modules/stores/tokens.js';
+import * as stores from './modules/stores/index.js';
+import { ISSUABLE_TOKEN_KINDS, listStoreSlugs, type IssuableTokenKind } from './modules/stores/index.js';
 import { WEBHOOK_USAGE, webhookCommand } from './modules/webhooks/cli.js';
 
 const KINDS = ISSUABLE_TOKEN_KINDS.join('|');

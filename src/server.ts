@@ -8,7 +8,7 @@ import { buildApp } from './app.js';
 import { openConfiguredDatabase } from './bootstrap.js';
 import { ConfigError, loadConfig, type Config } from './plugins/config.js';
 import { seedDemoStore } from './seed/demo.js';
-import { hasStores, type CreatedStore } from './modules/stores/service.js';
+import { hasStores, type CreatedStore } from './modules/stores/index.js';
 import type { Database } from './db/client.js';
 import { databaseAddress, describeStartFailure } from './start-failure.js';
 

@@ -2,8 +2,12 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { sql } from 'drizzle-orm';
-import { queryRows } from '../src/db/client.js';
-import { purgeExpiredKeys } from '../src/modules/idempotency/repository.js';
+import pg from 'pg';
+import type { SQL } from 'drizzle-orm';
+import { PgDialect } from 'drizzle-orm/pg-core';
+import { queryRows, type Executor } from '../src/db/client.js';
+import { lockKeys, purgeExpiredKeys } from '../src/modules/idempotency/repository.js';
+import { TEST_DATABASE_URL } from './support/database.js';
 import { startTestApp } from './support/app.js';
 import { assertProblem, createProduct, createStore } from './support/factories.js';
 import { ADDRESS, createAddress, placeOrder, stockOf } from './support/shop.js';
@@ -110,19 +114,71 @@ test('carts and addresses replay too', async () => {
   assert.equal((await t.request('GET', `/api/v1/${customer}/addresses`, { token: s.server })).json.total, 1);
 });
 
-test('a request whose process died (a running key past its lease) runs again; expired keys are purged', async () => {
+test('the same body with its JSON keys in another order is the same request; arrays keep their order', async () => {
+  const s = await createStore(t);
+  const a = await createProduct(t, s, { quantity: 10 });
+  const b = await createProduct(t, s, { quantity: 10 });
+  const { customer, address } = await createAddress(t, s);
+  const k = key();
+  const send = (rawBody: string) => t.request('POST', `/api/v1/${customer}/orders`, { token: s.server, rawBody, headers: { 'idempotency-key': k, 'content-type': 'application/json' } });
+  const lines = `[{"id":"${a.id}","quantity":1},{"id":"${b.id}","quantity":2}]`;
+  const first = await send(`{"address":"${address.id}","products":${lines}}`);
+  assert.equal(first.status, 201, first.text);
+  const reordered = await send(`{"products":[{"quantity":1,"id":"${a.id}"},{"quantity":2,"id":"${b.id}"}],"address":"${address.id}"}`);
+  assert.equal(reordered.status, 201, reordered.text);
+  assert.equal(reordered.headers['idempotent-replayed'], 'true');
+  assert.deepEqual(reordered.json, first.json);
+  const swapped = await send(`{"address":"${address.id}","products":[{"id":"${b.id}","quantity":2},{"id":"${a.id}","quantity":1}]}`);
+  assertProblem(swapped, 422, 'IDEMPOTENCY_KEY_REUSED');
+  assert.equal(await stockOf(t, s, a.id), 9);
+});
+
+test('a key whose request is running answers 409, and is free the moment that transaction ends (no lease to wait out)', { skip: !TEST_DATABASE_URL && 'needs a second connection (PostgreSQL): PGlite runs one transaction at a time' }, async () => {
   const s = await createStore(t);
   const customer = randomUUID();
   const k = key();
-  const first = await t.request('POST', `/api/v1/${customer}/addresses`, { token: s.server, body: { address: ADDRESS }, headers: { 'idempotency-key': k } });
-  await t.database.db.execute(sql`update idempotency_keys set state = 'running', response_status = null, response_body = null where store = ${s.slug} and key = ${k}`);
-  assertProblem(await t.request('POST', `/api/v1/${customer}/addresses`, { token: s.server, body: { address: ADDRESS }, headers: { 'idempotency-key': k } }), 409, 'IDEMPOTENCY_KEY_IN_USE');
-  await t.database.db.execute(sql`update idempotency_keys set lease_until = now() - interval '1 second' where store = ${s.slug} and key = ${k}`);
-  const retried = await t.request('POST', `/api/v1/${customer}/addresses`, { token: s.server, body: { address: ADDRESS }, headers: { 'idempotency-key': k } });
+  const send = () => t.request('POST', `/api/v1/${customer}/addresses`, { token: s.server, body: { address: ADDRESS }, headers: { 'idempotency-key': k } });
+  const caller = `customer:${customer}`;
+  const running = new pg.Client({ connectionString: TEST_DATABASE_URL });
+  await running.connect();
+  try {
+    // A request of another process, mid-work: its transaction holds the key.
+    await running.query('begin');
+    const [held] = await lockKeysOn(running, { store: s.slug, caller, key: k });
+    assert.equal(held, true);
+    assertProblem(await send(), 409, 'IDEMPOTENCY_KEY_IN_USE');
+    // That process dies: its transaction ends without an answer, and the key is free at once.
+    await running.query('rollback');
+    const retried = await send();
+    assert.equal(retried.status, 201, retried.text);
+    assert.equal(retried.headers['idempotent-replayed'], undefined);
+  } finally {
+    await running.end();
+  }
+  assert.equal((await t.request('GET', `/api/v1/${customer}/addresses`, { token: s.server })).json.total, 1);
+});
+
+test('an answered key replays; expired keys are purged and then run again', async () => {
+  const s = await createStore(t);
+  const customer = randomUUID();
+  const k = key();
+  const send = () => t.request('POST', `/api/v1/${customer}/addresses`, { token: s.server, body: { address: ADDRESS }, headers: { 'idempotency-key': k } });
+  const first = await send();
+  assert.equal(first.status, 201);
+  assert.equal((await send()).headers['idempotent-replayed'], 'true');
+  await t.database.db.execute(sql`update idempotency_keys set expires_at = now() - interval '1 second' where store = ${s.slug} and key = ${k}`);
+  const retried = await send();
   assert.equal(retried.status, 201);
+  assert.equal(retried.headers['idempotent-replayed'], undefined);
   assert.notEqual(retried.json.address.id, first.json.address.id);
   await t.database.db.execute(sql`update idempotency_keys set expires_at = now() - interval '1 second' where store = ${s.slug} and key = ${k}`);
   assert.ok((await purgeExpiredKeys(t.database.db)) >= 1);
   const [n] = await queryRows<{ n: number }>(t.database.db, sql`select count(*)::int as n from idempotency_keys where store = ${s.slug}`);
   assert.equal(n?.n, 0);
 });
+
+/** Takes a key the way the pipeline does, on a connection of the test's own. */
+async function lockKeysOn(client: pg.Client, id: { store: string; caller: string; key: string }): Promise<boolean[]> {
+  const handle = { execute: async (query: SQL) => { const { sql: text, params } = new PgDialect().sqlToQuery(query); return client.query(text, params); } };
+  return lockKeys(handle as unknown as Executor, [id]);
+}

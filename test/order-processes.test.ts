@@ -6,6 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
+import pg from 'pg';
 import { ROOT_TOKEN } from './support/app.js';
 import { TEST_DATABASE_URL } from './support/database.js';
 import { call, serverDatabaseEnv, startServerProcess, type ServerProcess } from './support/server-process.js';
@@ -128,5 +129,87 @@ test('a server killed with SIGKILL during a stream of orders: every answered ord
   } finally {
     await server.stop();
     removeDataDir();
+  }
+});
+
+test('a server killed mid-order frees its Idempotency-Key at once: the retry on another process places the order', { skip: !TEST_DATABASE_URL && 'needs TEST_DATABASE_URL (PostgreSQL): PGlite is one process' }, async () => {
+  const env = { DATABASE_URL: TEST_DATABASE_URL!, ORDER_RATE_LIMIT_PER_MINUTE: '0', RATE_LIMIT_PER_MINUTE: '0' };
+  const [one, two] = await Promise.all([startServerProcess(env), startServerProcess(env)]);
+  const blocker = new pg.Client({ connectionString: TEST_DATABASE_URL });
+  await blocker.connect();
+  try {
+    const shop = await setUpStore(one.base, [10]);
+    const product = shop.products[0]!;
+    const key = randomUUID();
+    const order = (base: string) =>
+      call(base, 'POST', `/v1/${shop.customer}/orders`, { token: shop.server, headers: { 'idempotency-key': key }, body: { address: shop.addressId, products: [{ id: product.id, quantity: 1 }] } });
+    // Hold the product's row so that the first request stops mid-work, its key taken.
+    await blocker.query('begin');
+    await blocker.query('select 1 from products where id = $1 for update', [product.id]);
+    const first = order(one.base).catch(() => undefined);
+    const waiting = async () => (await blocker.query(`select count(*)::int as n from pg_stat_activity where wait_event_type = 'Lock' and datname = current_database()`)).rows[0].n as number;
+    for (let i = 0; (await waiting()) === 0; i++) {
+      if (i >= 200) assert.fail(`the first order never reached the product lock: ${JSON.stringify((await blocker.query(`select state, wait_event_type, left(query, 80) as q from pg_stat_activity where datname = current_database()`)).rows)}`);
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    one.child.kill('SIGKILL');
+    await first;
+    await blocker.query('rollback');
+    // The dead request's transaction ends when PostgreSQL sees its connection gone: at once, not after a lease.
+    const started = Date.now();
+    let retry = await order(two.base);
+    while (retry.status === 409 && Date.now() - started < 5000) {
+      await new Promise((r) => setTimeout(r, 50));
+      retry = await order(two.base);
+    }
+    assert.equal(retry.status, 201, `${retry.status} ${retry.text.slice(0, 200)} after ${Date.now() - started} ms`);
+    assert.equal(retry.headers.get('idempotent-replayed'), null);
+    console.log(`# the key was free ${Date.now() - started} ms after the kill`);
+    const replay = await order(two.base);
+    assert.equal(replay.headers.get('idempotent-replayed'), 'true');
+    assert.equal(replay.json.order.id, retry.json.order.id);
+    assert.equal((await call(two.base, 'GET', `/v1/${shop.customer}/orders`, { token: shop.server })).json.total, 1);
+    assert.equal((await call(two.base, 'GET', `/v1/admin/products/${product.id}`, { token: shop.admin })).json.product.quantity, 9);
+  } finally {
+    await blocker.end();
+    await Promise.all([one.stop(), two.stop()]);
+  }
+});
+
+test('two server processes: carts raced by cart orders (each cart ordered twice) make at most one order per cart and never oversell', { skip: !TEST_DATABASE_URL && 'needs TEST_DATABASE_URL (PostgreSQL): PGlite is one process' }, async () => {
+  const env = { DATABASE_URL: TEST_DATABASE_URL!, ORDER_RATE_LIMIT_PER_MINUTE: '0', RATE_LIMIT_PER_MINUTE: '0' };
+  const [one, two] = await Promise.all([startServerProcess(env), startServerProcess(env)]);
+  try {
+    const shop = await setUpStore(one.base, [6]);
+    const product = shop.products[0]!;
+    const carts: string[] = [];
+    for (let i = 0; i < 12; i++) {
+      const cart = await call(one.base, 'POST', '/v1/carts', { token: shop.server, body: { products: [{ id: product.id, quantity: 1 }] } });
+      assert.equal(cart.status, 201, cart.text);
+      carts.push(cart.json.cart.id);
+    }
+    // Every cart ordered once on each process at the same time: 24 requests for 12 carts and 6 units.
+    const answers = await Promise.all(
+      carts.flatMap((id) => [one, two].map((server) => call(server.base, 'POST', `/v1/${shop.customer}/orders`, { token: shop.server, body: { address: shop.addressId, id } }))),
+    );
+    const placed = answers.filter((r) => r.status === 201);
+    for (const r of answers) {
+      if (r.status === 409) assert.equal(r.json.code, 'CART_NOT_PENDING');
+      else if (r.status === 422) assert.equal(r.json.code, 'INSUFFICIENT_STOCK');
+      else assert.equal(r.status, 201, r.text);
+    }
+    assert.equal(placed.length, 6, answers.map((r) => r.status).join(','));
+    const orders = (await call(two.base, 'GET', `/v1/${shop.customer}/orders?limit=100`, { token: shop.server })).json.orders as Array<{ id: string }>;
+    assert.equal(orders.length, 6);
+    const completed = [];
+    for (const id of carts) {
+      const cart = (await call(two.base, 'GET', `/v1/carts/${id}`, { token: shop.server })).json.cart;
+      if (cart.status === 'COMPLETED') completed.push(id);
+      else assert.equal(cart.status, 'PENDING');
+    }
+    assert.equal(completed.length, 6, 'one order per completed cart');
+    assert.equal((await call(one.base, 'GET', `/v1/admin/products/${product.id}`, { token: shop.admin })).json.product.quantity, 0);
+  } finally {
+    await Promise.all([one.stop(), two.stop()]);
   }
 });

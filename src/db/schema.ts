@@ -21,7 +21,6 @@ import {
   uniqueIndex,
   uuid,
 } from 'drizzle-orm/pg-core';
-import { TOKEN_KIND_NAMES } from '../modules/stores/tokens.js';
 
 const ts = (name: string) => timestamp(name, { withTimezone: true, precision: 3, mode: 'date' });
 const createdAt = () => ts('created_at').notNull().defaultNow();
@@ -35,6 +34,10 @@ const store = () => text('store').notNull().references(() => stores.slug);
  * so a read that follows a change, in any process, never gets an older answer, and orders of
  * different products never wait for each other on a per-store row.
  */
+/** The kinds of token (what each may do is the stores module's: modules/stores/tokens.ts). */
+export const TOKEN_KIND_NAMES = ['admin', 'server', 'storefront', 'customer'] as const;
+export type TokenKind = (typeof TOKEN_KIND_NAMES)[number];
+
 export const stores = pgTable('stores', {
   slug: text('slug').primaryKey(),
   name: text('name').notNull(),

@@ -1,6 +1,6 @@
 /** Schema pieces shared by every module: ids, timestamps, pagination and the problem body. */
 import { Type, type TSchema, type TUnsafe } from '@sinclair/typebox';
-import { ERROR_STATUS, type ErrorCode } from '../plugins/errors.js';
+import { ERROR_STATUS, type ErrorCode } from './app-error.js';
 
 const UUID_PATTERN = '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$';
 
@@ -50,8 +50,6 @@ const problemProperties = {
     }),
   ),
 };
-
-export const ProblemSchema = (description = 'RFC 9457 problem details') => Type.Object(problemProperties, { description });
 
 /**
  * Error responses of a route (their serializer, and for the OpenAPI document the codes each status

@@ -9,9 +9,9 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { AppError } from './errors.js';
 import { accessOf, type Access } from './access-table.js';
-import { authenticateSecret } from '../modules/stores/service.js';
-import { secretsEqual } from '../modules/stores/tokens.js';
-import { IdentityProviders, looksLikeJwt } from '../modules/customers/identity-provider.js';
+import { authenticateSecret, secretsEqual } from '../modules/stores/index.js';
+import type { Database } from '../db/client.js';
+import { bearerTokenOf } from '../lib/bearer.js';
 
 export type Principal =
   | { kind: 'root' }
@@ -49,16 +49,22 @@ export function unauthorized(detail: string, error?: 'invalid_token' | 'invalid_
 }
 
 function bearerOf(request: FastifyRequest): string | undefined {
-  const header = request.headers.authorization;
-  if (!header) return undefined;
-  const match = /^Bearer +([^\s]+) *$/i.exec(header);
-  if (!match) throw unauthorized('the Authorization header must be "Bearer <token>"', 'invalid_request');
-  return match[1];
+  const token = bearerTokenOf(request.headers.authorization);
+  if (token === null) throw unauthorized('the Authorization header must be "Bearer <token>"', 'invalid_request');
+  return token;
+}
+
+/** Customer JWTs of the stores' identity providers (the customers module's; app.ts wires it). */
+export interface CustomerJwts {
+  /** True when a bearer secret has the shape of a JWT rather than of one of our tokens. */
+  recognizes(secret: string): boolean;
+  /** The customer a JWT names, or a 401 (`refuse`) / 503 AppError. */
+  authenticate(db: Database, jwt: string, refuse: (detail: string) => AppError): Promise<{ store: string; customerId: string; catalogVersion: number }>;
 }
 
 export interface AuthenticationOptions {
   rootToken: string | undefined;
-  identityProviders: IdentityProviders;
+  identityProviders: CustomerJwts;
 }
 
 async function principalOf(app: FastifyInstance, request: FastifyRequest, options: AuthenticationOptions): Promise<Principal> {
@@ -66,7 +72,7 @@ async function principalOf(app: FastifyInstance, request: FastifyRequest, option
   if (!secret) throw unauthorized('send Authorization: Bearer <token>');
   if (options.rootToken && secretsEqual(secret, options.rootToken)) return { kind: 'root' };
   const refuse = (detail: string) => unauthorized(detail, 'invalid_token');
-  if (looksLikeJwt(secret)) {
+  if (options.identityProviders.recognizes(secret)) {
     const customer = await options.identityProviders.authenticate(app.db, secret, refuse);
     return { kind: 'customer', tokenId: null, ...customer };
   }

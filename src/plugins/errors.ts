@@ -9,77 +9,9 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import fp from 'fastify-plugin';
 import { isDatabaseUnavailable, postgresErrorCode } from '../db/errors.js';
 
-export const ERROR_STATUS = {
-  VALIDATION_FAILED: 400,
-  UNAUTHORIZED: 401,
-  FORBIDDEN: 403,
-  NOT_FOUND: 404,
-  CONFLICT: 409,
-  CART_NOT_PENDING: 409,
-  CART_EXPIRED: 409,
-  INVALID_TRANSITION: 409,
-  IDEMPOTENCY_KEY_IN_USE: 409,
-  PAYLOAD_TOO_LARGE: 413,
-  UNSUPPORTED_MEDIA_TYPE: 415,
-  PRODUCT_UNAVAILABLE: 422,
-  INSUFFICIENT_STOCK: 422,
-  ADDRESS_NOT_FOUND: 422,
-  IDEMPOTENCY_KEY_REUSED: 422,
-  COLLECTION_CYCLE: 422,
-  WEBHOOK_URL_NOT_ALLOWED: 422,
-  REQUEST_TIMEOUT: 408,
-  RATE_LIMITED: 429,
-  INTERNAL: 500,
-  SERVICE_UNAVAILABLE: 503,
-} as const;
+import { AppError, ERROR_STATUS, TITLES, type ErrorCode, type ProblemExtra } from '../lib/app-error.js';
 
-export type ErrorCode = keyof typeof ERROR_STATUS;
-
-const TITLES: Record<ErrorCode, string> = {
-  VALIDATION_FAILED: 'The request is not valid',
-  UNAUTHORIZED: 'Authentication required',
-  FORBIDDEN: 'This token may not use this route',
-  NOT_FOUND: 'Not found',
-  CONFLICT: 'Conflict with the current state',
-  CART_NOT_PENDING: 'The cart is no longer pending',
-  CART_EXPIRED: 'The cart has expired',
-  INVALID_TRANSITION: 'The status change is not allowed',
-  IDEMPOTENCY_KEY_IN_USE: 'A request with this Idempotency-Key is still running',
-  PAYLOAD_TOO_LARGE: 'The request body is too large',
-  UNSUPPORTED_MEDIA_TYPE: 'The request body must be JSON',
-  PRODUCT_UNAVAILABLE: 'A product is not available',
-  INSUFFICIENT_STOCK: 'Not enough stock',
-  ADDRESS_NOT_FOUND: 'The address does not belong to this customer',
-  IDEMPOTENCY_KEY_REUSED: 'The Idempotency-Key was used with another request',
-  COLLECTION_CYCLE: 'The collection hierarchy would contain a cycle',
-  WEBHOOK_URL_NOT_ALLOWED: 'The webhook URL is not allowed',
-  REQUEST_TIMEOUT: 'The request did not arrive in time',
-  RATE_LIMITED: 'Too many requests',
-  INTERNAL: 'Internal error',
-  SERVICE_UNAVAILABLE: 'The service is unavailable',
-};
-
-export interface ProblemExtra {
-  /** Field problems, or one `{productId, requested, available}` entry per product for stock. */
-  errors?: unknown[];
-  headers?: Record<string, string>;
-  /** Why, for the log only: never in the answer. */
-  cause?: string;
-}
-
-export class AppError extends Error {
-  readonly status: number;
-
-  constructor(
-    readonly code: ErrorCode,
-    readonly detail: string,
-    readonly extra: ProblemExtra = {},
-  ) {
-    super(detail, extra.cause === undefined ? undefined : { cause: extra.cause });
-    this.name = 'AppError';
-    this.status = ERROR_STATUS[code];
-  }
-}
+export { AppError, ERROR_STATUS, type ErrorCode, type ProblemExtra };
 
 export interface Problem {
   type: string;

@@ -6,15 +6,15 @@
  * proxy in front (it shows every store's order volume): with TRUST_PROXY set, a reverse proxy on
  * the same host makes a loopback HOST reachable from anywhere, so the route is 404 and the start
  * says why. The start is not refused: a deployment that reads no metrics needs no token.
- * Business counters are read off the answers, so no module needs to know about metrics.
+ * Business counters are read off the answers and the commands' declarations (`counts`), so no
+ * module needs to know about metrics.
  */
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import { secretsEqual } from '../modules/stores/tokens.js';
+import { secretsEqual } from '../modules/stores/index.js';
 import { AppError } from './errors.js';
-
-const ORDER_ROUTE = '/api/v1/:customer/orders';
+import { bearerTokenOf } from '../lib/bearer.js';
 
 /** True for an address only this machine can reach. */
 export function isLoopbackHost(host: string): boolean {
@@ -70,7 +70,7 @@ export default fp(
       latency.observe(labels, reply.elapsedTime / 1000);
       const replayed = reply.getHeader('idempotent-replayed') === 'true';
       if (replayed) replays.inc();
-      else if (route === ORDER_ROUTE && request.method === 'POST' && reply.statusCode === 201) orders.inc();
+      else if (request.routeOptions.config.command?.counts === 'orders' && reply.statusCode < 300) orders.inc();
       const code = reply.problemCode;
       if (!replayed && (code === 'INSUFFICIENT_STOCK' || code === 'PRODUCT_UNAVAILABLE')) refusals.inc({ code });
     });
@@ -82,7 +82,7 @@ export default fp(
     app.get('/api/metrics', { schema: { hide: true } }, async (request, reply) => {
       if (!exposed) throw new AppError('NOT_FOUND', `no route GET /api/metrics`);
       if (options.token) {
-        const given = /^Bearer +(\S+)$/i.exec(request.headers.authorization ?? '')?.[1];
+        const given = bearerTokenOf(request.headers.authorization);
         if (!given || !secretsEqual(given, options.token)) {
           throw new AppError('UNAUTHORIZED', 'the metrics need Authorization: Bearer <METRICS_TOKEN>', {
             headers: { 'www-authenticate': 'Bearer realm="metrics"' },

@@ -15,7 +15,7 @@ import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import type { Principal } from './authentication.js';
-import { TOKEN_KINDS } from '../modules/stores/tokens.js';
+import { TOKEN_KINDS } from '../modules/stores/index.js';
 import { RateLimiter } from './rate-limiter.js';
 
 export { RateLimiter };

@@ -7,8 +7,8 @@
  */
 import type { Database } from '../db/client.js';
 import * as catalog from '../modules/catalog/admin-service.js';
-import { countStores } from '../modules/stores/repository.js';
-import { createStore, type CreatedStore } from '../modules/stores/service.js';
+import { withRecordedEvents } from '../modules/events/index.js';
+import { countStores, createStore, type CreatedStore } from '../modules/stores/index.js';
 
 const COLLECTIONS = [
   { slug: 'apparel', name: 'Apparel', description: '<p>Clothes for every day.</p>' },
@@ -72,32 +72,34 @@ export async function seedDemoStore(db: Database): Promise<CreatedStore | undefi
   if ((await countStores(db)) > 0) return undefined;
   const created = await createStore(db, 'demo', 'Demo store');
   const store = created.store.slug;
-  const collectionIds = new Map<string, string>();
-  for (const c of COLLECTIONS) {
-    const parents = 'parent' in c ? [collectionIds.get(c.parent)!] : undefined;
-    const { collection } = await catalog.createCollection(db, store, { slug: c.slug, name: c.name, description: c.description, parents });
-    collectionIds.set(c.slug, collection.id);
-  }
-  for (const [index, [name, collection, price]] of ITEMS.entries()) {
-    const slug = slugify(name);
-    const { product } = await catalog.createProduct(db, store, {
-      name,
-      slug,
-      sku: `DEMO-${String(index + 1).padStart(3, '0')}`,
-      price,
-      originalPrice: index % 5 === 0 ? Math.round(price * 1.25) : null,
-      // One sold out (the chambray shirt), one still a draft (the notebook).
-      quantity: slug === 'chambray-shirt' ? 0 : 5 + ((index * 7) % 40),
-      status: slug === 'notebook' ? 'DRAFT' : 'ACTIVE',
-      description: describe(name, `DEMO-${index + 1}`),
-    });
-    await catalog.addProductToCollection(db, store, collectionIds.get(collection)!, product.id);
-  }
-  for (const { collection, body } of GROUPS.flatMap(variantsOf)) {
-    const { product } = await catalog.createProduct(db, store, body);
-    await catalog.addProductToCollection(db, store, collectionIds.get(collection)!, product.id);
-  }
-  // Archive last: products only it holds leave the storefront.
-  await catalog.updateCollection(db, store, collectionIds.get('last-season')!, { archived: true });
+  await withRecordedEvents(db, store, async (tx, record) => {
+    const collectionIds = new Map<string, string>();
+    for (const c of COLLECTIONS) {
+      const parents = 'parent' in c ? [collectionIds.get(c.parent)!] : undefined;
+      const { collection } = await catalog.createCollection(tx, record, store, { slug: c.slug, name: c.name, description: c.description, parents });
+      collectionIds.set(c.slug, collection.id);
+    }
+    for (const [index, [name, collection, price]] of ITEMS.entries()) {
+      const slug = slugify(name);
+      const { product } = await catalog.createProduct(tx, record, store, {
+        name,
+        slug,
+        sku: `DEMO-${String(index + 1).padStart(3, '0')}`,
+        price,
+        originalPrice: index % 5 === 0 ? Math.round(price * 1.25) : null,
+        // One sold out (the chambray shirt), one still a draft (the notebook).
+        quantity: slug === 'chambray-shirt' ? 0 : 5 + ((index * 7) % 40),
+        status: slug === 'notebook' ? 'DRAFT' : 'ACTIVE',
+        description: describe(name, `DEMO-${index + 1}`),
+      });
+      await catalog.addProductToCollection(tx, record, store, collectionIds.get(collection)!, product.id);
+    }
+    for (const { collection, body } of GROUPS.flatMap(variantsOf)) {
+      const { product } = await catalog.createProduct(tx, record, store, body);
+      await catalog.addProductToCollection(tx, record, store, collectionIds.get(collection)!, product.id);
+    }
+    // Archive last: products only it holds leave the storefront.
+    await catalog.updateCollection(tx, record, store, collectionIds.get('last-season')!, { archived: true });
+  });
   return created;
 }

@@ -1,6 +1,7 @@
 /** Customer addresses: POST and GET /v1/:customer/addresses. */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { storeOf } from '../../plugins/authentication.js';
+import { registerCommand } from '../../plugins/commands.js';
 import { CustomerParams, errorResponses } from '../../lib/http-schemas.js';
 import { AddressEnvelope, AddressList, AddressListQuery, CreateAddressBody } from './schemas.js';
 import * as addresses from './service.js';
@@ -8,20 +9,12 @@ import * as addresses from './service.js';
 const tags = ['addresses'];
 
 const addressRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  app.post(
-    '/v1/:customer/addresses',
-    {
-      config: { idempotent: true },
-      schema: {
-        operationId: 'createAddress', tags, summary: 'Create an address of the customer',
-        description: 'Required: zipcode, street, number, city, state, country; optional (default ""): alias, neightborhood, complement.',
-        params: CustomerParams, body: CreateAddressBody,
-        response: { 201: AddressEnvelope, ...errorResponses(['IDEMPOTENCY_KEY_REUSED', 'IDEMPOTENCY_KEY_IN_USE']) },
-      },
-    },
-    async (request, reply) =>
-      reply.code(201).send(await addresses.createAddress(app.db, storeOf(request), request.params.customer, request.body.address, request.idempotency)),
-  );
+  registerCommand(app, {
+    method: 'POST', url: '/v1/:customer/addresses', operationId: 'createAddress', tags, summary: 'Create an address of the customer',
+    description: 'Required: zipcode, street, number, city, state, country; optional (default ""): alias, neightborhood, complement.',
+    params: CustomerParams, body: CreateAddressBody, status: 201, response: AddressEnvelope, errors: [], idempotent: true,
+    run: ({ store, params, body }, { tx }) => addresses.createAddress(tx, store, params.customer, body.address),
+  });
   app.get(
     '/v1/:customer/addresses',
     {

@@ -1,6 +1,5 @@
-import type { Database } from '../../db/client.js';
+import type { Executor } from '../../db/client.js';
 import { toIso, toIsoOrNull } from '../../lib/time.js';
-import { completeIdempotencyKey, type IdempotencyClaim } from '../idempotency/plugin.js';
 import * as repo from './repository.js';
 import type { AddressInput, AddressView } from './schemas.js';
 
@@ -14,16 +13,12 @@ export function addressView(row: repo.AddressRow): AddressView {
 }
 
 /** Stores a new address of the customer in this store. */
-export async function createAddress(db: Database, store: string, customerId: string, input: AddressInput, claim?: IdempotencyClaim | null) {
-  return db.transaction(async (tx) => {
-    const result = { address: addressView(await repo.insertAddress(tx, store, customerId, input)) };
-    await completeIdempotencyKey(tx, claim, 201, result);
-    return result;
-  });
+export async function createAddress(tx: Executor, store: string, customerId: string, input: AddressInput) {
+  return { address: addressView(await repo.insertAddress(tx, store, customerId, input)) };
 }
 
 /** The customer's addresses in this store, newest first; `total` counts them all. */
-export async function listAddresses(db: Database, store: string, customerId: string, query: { limit?: number; offset?: number }) {
+export async function listAddresses(db: Executor, store: string, customerId: string, query: { limit?: number; offset?: number }) {
   const page = { limit: query.limit ?? 50, offset: query.offset ?? 0 };
   const [rows, total] = await Promise.all([repo.listAddresses(db, store, customerId, page), repo.countAddresses(db, store, customerId)]);
   return { addresses: rows.map(addressView), total };

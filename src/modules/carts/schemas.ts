@@ -1,6 +1,6 @@
 /** Cart request and response shapes of the contract, with the limits of docs/api.md ("Carts"). */
 import { Type, type Static } from '@sinclair/typebox';
-import { productFields } from '../catalog/schemas.js';
+import { productFields } from '../catalog/index.js';
 import { Nullable, NullableTimestamp, StringEnum, Timestamp, Uuid, named } from '../../lib/http-schemas.js';
 
 export const LineQuantity = Type.Integer({ minimum: 1, maximum: 100_000, description: 'units, 1..100000' });

@@ -1,93 +1,170 @@
 /**
  * Cart rules. Every change locks the cart row first, so concurrent changes to one cart are
  * serialized and never lose a line or a quantity. Carts do not reserve stock: a line is accepted
- * when the product is visible and its stock covers the line's whole quantity at that moment.
- * Creating carts and adding products, the busy writes, are combined per store (combined-writes.ts).
+ * when the product is visible and its stock covers the line's whole quantity at that moment (the
+ * pricing module decides). Creating carts and adding products, the busy writes, run in rounds of
+ * a store's waiting requests (see plugins/commands.ts), each request still decided on its own.
  */
-import type { Database, Executor } from '../../db/client.js';
-import { AppError } from '../../plugins/errors.js';
+import { randomUUID } from 'node:crypto';
+import type { Executor } from '../../db/client.js';
+import { AppError } from '../../lib/app-error.js';
+import type { Outcome } from '../../lib/keyed-batcher.js';
+import { findSellableProducts, type SellableProduct } from '../catalog/index.js';
+import { lineRefusalError, StockLedger, type LineRefusal } from '../pricing/index.js';
 import * as repo from './repository.js';
-import type { Warning } from './schemas.js';
-import { assertCartPending } from './state.js';
-import { cartView } from './views.js';
+import type { CartView, LineRequest, Warning } from './schemas.js';
+import { assertCartPending, expiryFrom } from './state.js';
+import { cartView, type PricedLine } from './views.js';
 
-/** Sums repeated product ids, keeping the order of first appearance. */
-export function sumLines(lines: Array<{ id: string; quantity: number }>): Map<string, number> {
-  const summed = new Map<string, number>();
-  for (const line of lines) {
-    const id = line.id.toLowerCase();
-    summed.set(id, (summed.get(id) ?? 0) + line.quantity);
-  }
-  return summed;
+type Created = { cart: CartView; warnings?: Warning[] };
+type Changed = { cart: CartView };
+
+/** A line to add: which cart, which product, how many more. */
+export interface Addition {
+  cartId: string;
+  productId: string;
+  quantity: number;
 }
 
-/** Why a line of `requested` units of this product cannot be had, or undefined when it can. */
-export function refusal(productId: string, requested: number, product: repo.Availability | undefined): Warning | undefined {
-  if (!product || !product.visible) return { productId, code: 'PRODUCT_UNAVAILABLE', requested, available: 0 };
-  if (requested > product.quantity) return { productId, code: 'INSUFFICIENT_STOCK', requested, available: product.quantity };
-  return undefined;
-}
+const notFound = (id: string) => new AppError('NOT_FOUND', `cart ${id} not found`);
 
-async function render(db: Executor, cart: repo.CartRow) {
-  return cartView(cart, cart.deletedAt ? [] : await repo.cartLines(db, cart.store, cart.id));
-}
-
-async function lockPending(tx: Executor, store: string, id: string): Promise<repo.CartRow> {
-  const cart = await repo.lockCart(tx, store, id);
-  if (!cart) throw new AppError('NOT_FOUND', `cart ${id} not found`);
-  assertCartPending(cart.status, id);
-  return cart;
+function priced(lines: repo.StoredLine[], products: ReadonlyMap<string, SellableProduct>): PricedLine[] {
+  return lines.map((l) => ({ product: products.get(l.productId)!, quantity: l.quantity }));
 }
 
 /** A non-deleted cart of the store, as it reads now. */
-export async function getCart(db: Database, store: string, id: string) {
+export async function getCart(db: Executor, store: string, id: string) {
   const cart = await repo.findCart(db, store, id);
-  if (!cart) throw new AppError('NOT_FOUND', `cart ${id} not found`);
-  return { cart: await render(db, cart) };
+  if (!cart) throw notFound(id);
+  const lines = cart.deletedAt ? [] : ((await repo.linesOfCarts(db, store, [cart.id])).get(cart.id) ?? []);
+  const { products } = await findSellableProducts(db, store, lines.map((l) => l.productId));
+  return { cart: cartView(cart, priced(lines, products)) };
+}
+
+/**
+ * Creates each request's cart with its available lines; the others come back as warnings (none
+ * available: 422). A new cart locks nothing: the products are read as of now.
+ */
+export async function createCarts(tx: Executor, store: string, requests: Array<Map<string, number>>, ttlSeconds: number): Promise<Array<Outcome<Created>>> {
+  const { products, now } = await findSellableProducts(tx, store, [...new Set(requests.flatMap((r) => [...r.keys()]))]);
+  const stock = new StockLedger(products);
+  const carts: Array<{ id: string; createdAt: Date; expiresAt: Date }> = [];
+  const lines: Array<[string, string, number]> = [];
+  const outcomes = requests.map((request): Outcome<Created> => {
+    const warnings: LineRefusal[] = [];
+    const accepted: PricedLine[] = [];
+    for (const [productId, quantity] of request) {
+      const refused = stock.refusal(productId, quantity);
+      if (refused) warnings.push(refused);
+      else accepted.push({ product: products.get(productId)!, quantity });
+    }
+    if (accepted.length === 0) {
+      return { ok: false, error: new AppError('PRODUCT_UNAVAILABLE', 'none of the requested products is available', { errors: warnings }) };
+    }
+    const cart: repo.CartRow = {
+      id: randomUUID(), store, status: 'PENDING', customerId: null, addressId: null,
+      createdAt: now, updatedAt: null, deletedAt: null, expiresAt: expiryFrom(now, ttlSeconds),
+    };
+    carts.push(cart);
+    for (const line of accepted) lines.push([cart.id, line.product.id, line.quantity]);
+    const created: Created = { cart: cartView(cart, accepted) };
+    if (warnings.length > 0) created.warnings = warnings;
+    return { ok: true, value: created };
+  });
+  if (carts.length > 0) await repo.insertCarts(tx, store, carts, lines);
+  return outcomes;
+}
+
+/**
+ * Adds units of a product to a cart (to its line if it has one), for each request of a round: the
+ * round's carts are locked with their lines, and each addition is decided in turn against its cart
+ * as the ones before it left it. Every cart changed records the transaction's time as its change.
+ */
+export async function addItemsToCarts(tx: Executor, store: string, requests: Addition[], ttlSeconds: number): Promise<Array<Outcome<Changed>>> {
+  const carts = await repo.lockCarts(tx, store, [...new Set(requests.map((r) => r.cartId))]);
+  const wanted = [...requests.map((r) => r.productId), ...[...carts.values()].flatMap((c) => c.lines.map((l) => l.productId))];
+  const { products, now } = await findSellableProducts(tx, store, [...new Set(wanted)]);
+  const stock = new StockLedger(products);
+  const change = { now, expiresAt: expiryFrom(now, ttlSeconds) };
+  const changed = new Map<string, Map<string, number>>();
+  const outcomes = requests.map((request): Outcome<Changed> => {
+    try {
+      const locked = carts.get(request.cartId);
+      if (!locked) throw notFound(request.cartId);
+      assertCartPending(locked.cart.status, locked.cart.id);
+      const index = locked.lines.findIndex((l) => l.productId === request.productId);
+      const quantity = (index < 0 ? 0 : locked.lines[index]!.quantity) + request.quantity;
+      const refused = stock.refusal(request.productId, quantity);
+      if (refused) throw lineRefusalError(refused);
+      const line = { productId: request.productId, quantity };
+      locked.lines = index < 0 ? [...locked.lines, line] : locked.lines.map((l, i) => (i === index ? line : l));
+      changed.set(locked.cart.id, (changed.get(locked.cart.id) ?? new Map<string, number>()).set(request.productId, quantity));
+      return { ok: true, value: { cart: cartView({ ...locked.cart, updatedAt: change.now, expiresAt: change.expiresAt }, priced(locked.lines, products)) } };
+    } catch (error) {
+      return { ok: false, error };
+    }
+  });
+  if (changed.size > 0) {
+    const writes = [...changed].flatMap(([cartId, quantities]) => [...quantities].map(([productId, quantity]): [string, string, number] => [cartId, productId, quantity]));
+    await repo.writeLines(tx, store, writes, { ids: [...changed.keys()], ...change });
+  }
+  return outcomes;
+}
+
+async function lockPending(tx: Executor, store: string, id: string, productId: string): Promise<repo.LockedCart> {
+  const locked = (await repo.lockCarts(tx, store, [id.toLowerCase()])).get(id.toLowerCase());
+  if (!locked) throw notFound(id);
+  assertCartPending(locked.cart.status, id);
+  if (!locked.lines.some((l) => l.productId === productId)) throw new AppError('NOT_FOUND', `product ${productId} is not in cart ${id}`);
+  return locked;
 }
 
 /** Sets a line's quantity: the same quantity changes nothing, 0 removes the line. */
-export async function adjustCartLine(db: Database, store: string, id: string, productId: string, quantity: number, ttlSeconds: number) {
-  return db.transaction(async (tx) => {
-    const cart = await lockPending(tx, store, id);
-    const pid = productId.toLowerCase();
-    const current = await repo.lineQuantity(tx, store, id, pid);
-    if (current === undefined) throw new AppError('NOT_FOUND', `product ${productId} is not in cart ${id}`);
-    if (quantity === current) return { cart: await render(tx, cart) };
-    if (quantity === 0) return removeLine(tx, store, id, pid, ttlSeconds);
-    const refused = refusal(pid, quantity, (await repo.availability(tx, store, [pid])).get(pid));
-    if (refused) throw refusalError(refused);
-    await repo.setLineQuantity(tx, store, id, pid, quantity);
-    await repo.touchCart(tx, store, id, ttlSeconds);
-    return { cart: await render(tx, (await repo.findCart(tx, store, id))!) };
-  });
+export async function adjustCartLine(tx: Executor, store: string, id: string, productId: string, quantity: number, ttlSeconds: number): Promise<Changed> {
+  const pid = productId.toLowerCase();
+  const locked = await lockPending(tx, store, id, pid);
+  if (quantity === 0) return removeLine(tx, store, locked, pid, ttlSeconds);
+  const { products } = await findSellableProducts(tx, store, locked.lines.map((l) => l.productId));
+  if (locked.lines.find((l) => l.productId === pid)!.quantity === quantity) return { cart: cartView(locked.cart, priced(locked.lines, products)) };
+  const refused = new StockLedger(products).refusal(pid, quantity);
+  if (refused) throw lineRefusalError(refused);
+  const change = { now: locked.now, expiresAt: expiryFrom(locked.now, ttlSeconds) };
+  await repo.writeLines(tx, store, [[locked.cart.id, pid, quantity]], { ids: [locked.cart.id], ...change });
+  const lines = locked.lines.map((l) => (l.productId === pid ? { productId: pid, quantity } : l));
+  return { cart: cartView({ ...locked.cart, updatedAt: change.now, expiresAt: change.expiresAt }, priced(lines, products)) };
 }
 
 /** Removes a product from the cart; removing the last one deletes the cart. */
-export async function removeCartLine(db: Database, store: string, id: string, productId: string, ttlSeconds: number) {
-  return db.transaction(async (tx) => {
-    await lockPending(tx, store, id);
-    const pid = productId.toLowerCase();
-    if ((await repo.lineQuantity(tx, store, id, pid)) === undefined) {
-      throw new AppError('NOT_FOUND', `product ${productId} is not in cart ${id}`);
-    }
-    return removeLine(tx, store, id, pid, ttlSeconds);
-  });
+export async function removeCartLine(tx: Executor, store: string, id: string, productId: string, ttlSeconds: number): Promise<Changed> {
+  const pid = productId.toLowerCase();
+  return removeLine(tx, store, await lockPending(tx, store, id, pid), pid, ttlSeconds);
 }
 
-async function removeLine(tx: Executor, store: string, id: string, productId: string, ttlSeconds: number) {
-  const left = await repo.deleteLine(tx, store, id, productId);
-  if (left === 0) return { cart: await render(tx, await repo.softDeleteCart(tx, store, id)) };
-  await repo.touchCart(tx, store, id, ttlSeconds);
-  return { cart: await render(tx, (await repo.findCart(tx, store, id))!) };
+async function removeLine(tx: Executor, store: string, locked: repo.LockedCart, productId: string, ttlSeconds: number): Promise<Changed> {
+  const lines = locked.lines.filter((l) => l.productId !== productId);
+  const change = { now: locked.now, expiresAt: expiryFrom(locked.now, ttlSeconds), empties: lines.length === 0 };
+  await repo.removeLine(tx, store, locked.cart.id, productId, change);
+  if (change.empties) return { cart: cartView({ ...locked.cart, updatedAt: change.now, deletedAt: change.now }, []) };
+  const { products } = await findSellableProducts(tx, store, lines.map((l) => l.productId));
+  return { cart: cartView({ ...locked.cart, updatedAt: change.now, expiresAt: change.expiresAt }, priced(lines, products)) };
 }
 
-/** The 422 that refuses a line. */
-export function refusalError(refused: Warning): AppError {
-  const { productId, requested, available } = refused;
-  const detail =
-    refused.code === 'INSUFFICIENT_STOCK'
-      ? `only ${available} of product ${productId} in stock, ${requested} requested`
-      : `product ${productId} is not available`;
-  return new AppError(refused.code as 'INSUFFICIENT_STOCK' | 'PRODUCT_UNAVAILABLE', detail, { errors: [refused] });
+/** What an order takes from a cart: its lines, if the cart can be ordered. */
+export interface OrderableCart {
+  status: repo.CartRow['status'];
+  lines: Map<string, number>;
 }
+
+/** Locks the carts of a round of orders (id order) and reads their lines under the lock. */
+export async function lockCartsForOrders(tx: Executor, store: string, ids: string[]): Promise<Map<string, OrderableCart>> {
+  const locked = await repo.lockCarts(tx, store, ids);
+  return new Map([...locked].map(([id, c]) => [id, { status: c.cart.status, lines: new Map(c.lines.map((l) => [l.productId, l.quantity])) }]));
+}
+
+/** Marks ordered carts COMPLETED with the order's customer and address (carts locked by `lockCartsForOrders`). */
+export async function completeCarts(tx: Executor, store: string, carts: Array<{ id: string; customerId: string; addressId: string }>): Promise<void> {
+  if ((await repo.completeCarts(tx, store, carts)) !== carts.length) throw new AppError('CART_NOT_PENDING', 'a cart is no longer PENDING');
+}
+
+/** A line request as the routes receive it. */
+export const additionOf = (cartId: string, line: LineRequest): Addition => ({ cartId: cartId.toLowerCase(), productId: line.id.toLowerCase(), quantity: line.quantity });

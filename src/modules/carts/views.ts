@@ -1,29 +1,23 @@
+/** A cart as the API answers it: its lines with the products' current fields, priced by the pricing module. */
 import { toIso, toIsoOrNull } from '../../lib/time.js';
-import { productFieldsView } from '../catalog/views.js';
-import type { ProductRecord } from '../catalog/visibility.js';
-import type { CartLineRow, CartRow } from './repository.js';
+import { productFieldsView, type ProductRecord } from '../catalog/index.js';
+import { linePrice, totals } from '../pricing/index.js';
+import type { CartRow } from './repository.js';
 import type { CartView } from './schemas.js';
 
-/** A product line: the product's fields plus `order.quantity` and `order.price` at its unit price. */
-export function lineView(product: ProductRecord, quantity: number) {
-  return { ...productFieldsView(product), order: { quantity, price: product.price * quantity } };
+/** A cart line with its product's current fields. */
+export interface PricedLine {
+  product: ProductRecord;
+  quantity: number;
 }
 
-/** Totals of lines: `price`, and `originalPrice` when any line has one (else null). */
-export function totals(lines: Array<{ price: number; originalPrice: number | null; quantity: number }>) {
-  let price = 0;
-  let original = 0;
-  let anyOriginal = false;
-  for (const line of lines) {
-    price += line.price * line.quantity;
-    original += (line.originalPrice ?? line.price) * line.quantity;
-    if (line.originalPrice !== null) anyOriginal = true;
-  }
-  return { price, originalPrice: anyOriginal ? original : null };
+/** A product line: the product's fields plus `order.quantity` and `order.price`. */
+export function lineView({ product, quantity }: PricedLine) {
+  return { ...productFieldsView(product), order: { quantity, price: linePrice(product, quantity) } };
 }
 
-export function cartView(cart: CartRow, lines: CartLineRow[]): CartView {
-  const sum = totals(lines.map((l) => ({ price: l.price, originalPrice: l.originalPrice, quantity: l.lineQuantity })));
+export function cartView(cart: CartRow, lines: PricedLine[]): CartView {
+  const sum = totals(lines.map((l) => ({ unit: l.product, quantity: l.quantity })));
   return {
     id: cart.id,
     store: cart.store,
@@ -36,6 +30,6 @@ export function cartView(cart: CartRow, lines: CartLineRow[]): CartView {
     updatedAt: toIsoOrNull(cart.updatedAt),
     deletedAt: toIsoOrNull(cart.deletedAt),
     expiresAt: toIso(cart.expiresAt),
-    products: lines.map((l) => lineView(l, l.lineQuantity)),
+    products: lines.map(lineView),
   };
 }

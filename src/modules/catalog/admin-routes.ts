@@ -1,13 +1,16 @@
 /** Catalog administration under /v1/admin: products, collections and membership. */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { storeOf } from '../../plugins/authentication.js';
+import { registerCommand } from '../../plugins/commands.js';
 import { errorResponses } from '../../lib/http-schemas.js';
 import * as S from './schemas.js';
 import * as admin from './admin-service.js';
 
 const tags = ['admin'];
 /** Every change here alters catalog answers: the store's catalog version is bumped before answering. */
-const config = { changesCatalog: true };
+const changesCatalog = true;
+const productEvents = ['product.created', 'product.updated', 'product.deleted', 'product.out_of_stock', 'product.back_in_stock'] as const;
+const collectionEvents = ['collection.created', 'collection.updated', 'collection.deleted'] as const;
 
 const catalogAdminRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
@@ -20,27 +23,21 @@ const catalogAdminRoutes: FastifyPluginAsyncTypebox = async (app) => {
     { schema: { operationId: 'adminGetProduct', tags, summary: 'Get a product', params: S.IdParams, response: { 200: S.AdminProductEnvelope, ...errorResponses(['NOT_FOUND']) } } },
     async (request) => admin.getAdminProduct(app.db, storeOf(request), request.params.id),
   );
-  app.post(
-    '/v1/admin/products',
-    {
-      config,
-      schema: { operationId: 'adminCreateProduct', tags, summary: 'Create a product (DRAFT unless a status is given)', body: S.CreateProductBody, response: { 201: S.AdminProductEnvelope, ...errorResponses(['CONFLICT']) } },
-    },
-    async (request, reply) => reply.code(201).send(await admin.createProduct(app.db, storeOf(request), request.body)),
-  );
-  app.patch(
-    '/v1/admin/products/:id',
-    {
-      config,
-      schema: { operationId: 'adminUpdateProduct', tags, summary: 'Change a product', params: S.IdParams, body: S.UpdateProductBody, response: { 200: S.AdminProductEnvelope, ...errorResponses(['NOT_FOUND', 'CONFLICT']) } },
-    },
-    async (request) => admin.updateProduct(app.db, storeOf(request), request.params.id, request.body),
-  );
-  app.delete(
-    '/v1/admin/products/:id',
-    { config, schema: { operationId: 'adminDeleteProduct', tags, summary: 'Delete a product (soft)', params: S.IdParams, response: { 200: S.AdminProductEnvelope, ...errorResponses(['NOT_FOUND']) } } },
-    async (request) => admin.deleteProduct(app.db, storeOf(request), request.params.id),
-  );
+  registerCommand(app, {
+    method: 'POST', url: '/v1/admin/products', operationId: 'adminCreateProduct', tags, summary: 'Create a product (DRAFT unless a status is given)',
+    body: S.CreateProductBody, status: 201, response: S.AdminProductEnvelope, errors: ['CONFLICT'], changesCatalog, events: productEvents,
+    run: ({ store, body }, { tx, record }) => admin.createProduct(tx, record, store, body),
+  });
+  registerCommand(app, {
+    method: 'PATCH', url: '/v1/admin/products/:id', operationId: 'adminUpdateProduct', tags, summary: 'Change a product',
+    params: S.IdParams, body: S.UpdateProductBody, status: 200, response: S.AdminProductEnvelope, errors: ['NOT_FOUND', 'CONFLICT'], changesCatalog, events: productEvents,
+    run: ({ store, params, body }, { tx, record }) => admin.updateProduct(tx, record, store, params.id, body),
+  });
+  registerCommand(app, {
+    method: 'DELETE', url: '/v1/admin/products/:id', operationId: 'adminDeleteProduct', tags, summary: 'Delete a product (soft)',
+    params: S.IdParams, status: 200, response: S.AdminProductEnvelope, errors: ['NOT_FOUND'], changesCatalog, events: productEvents,
+    run: ({ store, params }, { tx, record }) => admin.deleteProduct(tx, record, store, params.id),
+  });
 
   app.get(
     '/v1/admin/collections',
@@ -52,49 +49,31 @@ const catalogAdminRoutes: FastifyPluginAsyncTypebox = async (app) => {
     { schema: { operationId: 'adminGetCollection', tags, summary: 'Get a collection', params: S.IdParams, response: { 200: S.AdminCollectionEnvelope, ...errorResponses(['NOT_FOUND']) } } },
     async (request) => admin.getAdminCollection(app.db, storeOf(request), request.params.id),
   );
-  app.post(
-    '/v1/admin/collections',
-    {
-      config,
-      schema: {
-        operationId: 'adminCreateCollection', tags, summary: 'Create a collection', body: S.CreateCollectionBody,
-        response: { 201: S.AdminCollectionEnvelope, ...errorResponses(['NOT_FOUND', 'CONFLICT', 'COLLECTION_CYCLE']) },
-      },
-    },
-    async (request, reply) => reply.code(201).send(await admin.createCollection(app.db, storeOf(request), request.body)),
-  );
-  app.patch(
-    '/v1/admin/collections/:id',
-    {
-      config,
-      schema: {
-        operationId: 'adminUpdateCollection', tags, summary: 'Change, archive or re-parent a collection', params: S.IdParams, body: S.UpdateCollectionBody,
-        response: { 200: S.AdminCollectionEnvelope, ...errorResponses(['NOT_FOUND', 'CONFLICT', 'COLLECTION_CYCLE']) },
-      },
-    },
-    async (request) => admin.updateCollection(app.db, storeOf(request), request.params.id, request.body),
-  );
-  app.delete(
-    '/v1/admin/collections/:id',
-    { config, schema: { operationId: 'adminDeleteCollection', tags, summary: 'Delete a collection (soft)', params: S.IdParams, response: { 200: S.AdminCollectionEnvelope, ...errorResponses(['NOT_FOUND']) } } },
-    async (request) => admin.deleteCollection(app.db, storeOf(request), request.params.id),
-  );
-  app.post(
-    '/v1/admin/collections/:id/products',
-    {
-      config,
-      schema: { operationId: 'adminAddProductToCollection', tags, summary: 'Put a product in a collection', params: S.IdParams, body: S.ProductRefBody, response: { 200: S.AdminCollectionEnvelope, ...errorResponses(['NOT_FOUND']) } },
-    },
-    async (request) => admin.addProductToCollection(app.db, storeOf(request), request.params.id, request.body.id),
-  );
-  app.delete(
-    '/v1/admin/collections/:id/products/:pid',
-    {
-      config,
-      schema: { operationId: 'adminRemoveProductFromCollection', tags, summary: 'Take a product out of a collection', params: S.CollectionProductParams, response: { 200: S.AdminCollectionEnvelope, ...errorResponses(['NOT_FOUND']) } },
-    },
-    async (request) => admin.removeProductFromCollection(app.db, storeOf(request), request.params.id, request.params.pid),
-  );
+  registerCommand(app, {
+    method: 'POST', url: '/v1/admin/collections', operationId: 'adminCreateCollection', tags, summary: 'Create a collection',
+    body: S.CreateCollectionBody, status: 201, response: S.AdminCollectionEnvelope, errors: ['NOT_FOUND', 'CONFLICT', 'COLLECTION_CYCLE'], changesCatalog, events: collectionEvents,
+    run: ({ store, body }, { tx, record }) => admin.createCollection(tx, record, store, body),
+  });
+  registerCommand(app, {
+    method: 'PATCH', url: '/v1/admin/collections/:id', operationId: 'adminUpdateCollection', tags, summary: 'Change, archive or re-parent a collection',
+    params: S.IdParams, body: S.UpdateCollectionBody, status: 200, response: S.AdminCollectionEnvelope, errors: ['NOT_FOUND', 'CONFLICT', 'COLLECTION_CYCLE'], changesCatalog, events: collectionEvents,
+    run: ({ store, params, body }, { tx, record }) => admin.updateCollection(tx, record, store, params.id, body),
+  });
+  registerCommand(app, {
+    method: 'DELETE', url: '/v1/admin/collections/:id', operationId: 'adminDeleteCollection', tags, summary: 'Delete a collection (soft)',
+    params: S.IdParams, status: 200, response: S.AdminCollectionEnvelope, errors: ['NOT_FOUND'], changesCatalog, events: collectionEvents,
+    run: ({ store, params }, { tx, record }) => admin.deleteCollection(tx, record, store, params.id),
+  });
+  registerCommand(app, {
+    method: 'POST', url: '/v1/admin/collections/:id/products', operationId: 'adminAddProductToCollection', tags, summary: 'Put a product in a collection',
+    params: S.IdParams, body: S.ProductRefBody, status: 200, response: S.AdminCollectionEnvelope, errors: ['NOT_FOUND'], changesCatalog, events: collectionEvents,
+    run: ({ store, params, body }, { tx, record }) => admin.addProductToCollection(tx, record, store, params.id, body.id),
+  });
+  registerCommand(app, {
+    method: 'DELETE', url: '/v1/admin/collections/:id/products/:pid', operationId: 'adminRemoveProductFromCollection', tags, summary: 'Take a product out of a collection',
+    params: S.CollectionProductParams, status: 200, response: S.AdminCollectionEnvelope, errors: ['NOT_FOUND'], changesCatalog, events: collectionEvents,
+    run: ({ store, params }, { tx, record }) => admin.removeProductFromCollection(tx, record, store, params.id, params.pid),
+  });
 };
 
 export default catalogAdminRoutes;

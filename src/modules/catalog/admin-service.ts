@@ -2,8 +2,7 @@
 import type { Database, Executor } from '../../db/client.js';
 import { postgresErrorCode } from '../../db/errors.js';
 import { AppError } from '../../plugins/errors.js';
-import { recordEvent } from '../events/repository.js';
-import type { EventType } from '../events/types.js';
+import type { EventType, Recorder } from '../events/index.js';
 import * as products from './repository.js';
 import * as collections from './collections-repository.js';
 import type { AdminListProductsQuery, CreateCollectionBody, CreateProductBody, UpdateCollectionBody, UpdateProductBody } from './schemas.js';
@@ -35,10 +34,10 @@ async function collectionOr404(db: Executor, store: string, id: string) {
 }
 
 /** Records a product event with the product as the admin API answers it, read in the same transaction. */
-async function recordProductEvent(tx: Executor, store: string, type: EventType, id: string) {
+async function recordProductEvent(tx: Executor, record: Recorder, store: string, type: EventType, id: string) {
   const row = type === 'product.deleted' ? await products.findProductIncludingDeleted(tx, store, id) : await products.findProduct(tx, store, id);
   const product = productView(row!);
-  await recordEvent(tx, store, type, { product });
+  record(type, { product });
   return product;
 }
 
@@ -46,14 +45,14 @@ async function recordProductEvent(tx: Executor, store: string, type: EventType, 
  * `product.out_of_stock` / `product.back_in_stock` when a stock change crossed zero; nothing for a
  * deleted product (a cancelled order can return stock to one).
  */
-export async function recordStockCrossing(tx: Executor, store: string, id: string, before: number, after: number) {
+export async function recordStockCrossing(tx: Executor, record: Recorder, store: string, id: string, before: number, after: number) {
   const type = before > 0 && after === 0 ? 'product.out_of_stock' : before === 0 && after > 0 ? 'product.back_in_stock' : undefined;
-  if (type && (await products.findProduct(tx, store, id))) await recordProductEvent(tx, store, type, id);
+  if (type && (await products.findProduct(tx, store, id))) await recordProductEvent(tx, record, store, type, id);
 }
 
-async function recordCollectionEvent(tx: Executor, store: string, type: EventType, id: string) {
+async function recordCollectionEvent(tx: Executor, record: Recorder, store: string, type: EventType, id: string) {
   const collection = collectionView((await collections.findCollection(tx, store, id, { includeDeleted: type === 'collection.deleted' }))!);
-  await recordEvent(tx, store, type, { collection });
+  record(type, { collection });
   return collection;
 }
 
@@ -72,37 +71,31 @@ export async function getAdminProduct(db: Database, store: string, id: string) {
 }
 
 /** Creates a product; it is a DRAFT unless a status is given. */
-export async function createProduct(db: Database, store: string, body: CreateProductBody) {
+export async function createProduct(tx: Executor, record: Recorder, store: string, body: CreateProductBody) {
   checkOptionNames(body.options);
-  const product = await uniqueSlug('product', body.slug, () =>
-    db.transaction(async (tx) => {
-      const created = await products.insertProduct(tx, store, body);
-      return recordProductEvent(tx, store, 'product.created', created);
-    }),
-  );
+  const product = await uniqueSlug('product', body.slug, async () => {
+    const created = await products.insertProduct(tx, store, body);
+    return recordProductEvent(tx, record, store, 'product.created', created);
+  });
   return { product };
 }
 
-export async function updateProduct(db: Database, store: string, id: string, body: UpdateProductBody) {
+export async function updateProduct(tx: Executor, record: Recorder, store: string, id: string, body: UpdateProductBody) {
   checkOptionNames(body.options);
-  const product = await uniqueSlug('product', body.slug, () =>
-    db.transaction(async (tx) => {
-      const before = await products.lockProductQuantity(tx, store, id);
-      if (before === undefined || !(await products.updateProduct(tx, store, id, body))) throw new AppError('NOT_FOUND', `product ${id} not found`);
-      const updated = await recordProductEvent(tx, store, 'product.updated', id);
-      await recordStockCrossing(tx, store, id, before, updated.quantity);
-      return updated;
-    }),
-  );
+  const product = await uniqueSlug('product', body.slug, async () => {
+    const before = await products.lockProductQuantity(tx, store, id);
+    if (before === undefined || !(await products.updateProduct(tx, store, id, body))) throw new AppError('NOT_FOUND', `product ${id} not found`);
+    const updated = await recordProductEvent(tx, record, store, 'product.updated', id);
+    await recordStockCrossing(tx, record, store, id, before, updated.quantity);
+    return updated;
+  });
   return { product };
 }
 
 /** Soft-deletes a product: it leaves the catalog, its slug can be reused, past orders keep it. */
-export async function deleteProduct(db: Database, store: string, id: string) {
-  const product = await db.transaction(async (tx) => {
-    if (!(await products.softDeleteProduct(tx, store, id))) throw new AppError('NOT_FOUND', `product ${id} not found`);
-    return recordProductEvent(tx, store, 'product.deleted', id);
-  });
+export async function deleteProduct(tx: Executor, record: Recorder, store: string, id: string) {
+  if (!(await products.softDeleteProduct(tx, store, id))) throw new AppError('NOT_FOUND', `product ${id} not found`);
+  const product = await recordProductEvent(tx, record, store, 'product.deleted', id);
   return { product };
 }
 
@@ -131,56 +124,46 @@ async function setParents(tx: Executor, store: string, child: string, requested:
   await collections.replaceParents(tx, store, child, parents);
 }
 
-export async function createCollection(db: Database, store: string, body: CreateCollectionBody) {
-  const collection = await uniqueSlug('collection', body.slug, () =>
-    db.transaction(async (tx) => {
-      const created = await collections.insertCollection(tx, store, body);
-      if (body.parents?.length) await setParents(tx, store, created, body.parents);
-      return recordCollectionEvent(tx, store, 'collection.created', created);
-    }),
-  );
+export async function createCollection(tx: Executor, record: Recorder, store: string, body: CreateCollectionBody) {
+  const collection = await uniqueSlug('collection', body.slug, async () => {
+    const created = await collections.insertCollection(tx, store, body);
+    if (body.parents?.length) await setParents(tx, store, created, body.parents);
+    return recordCollectionEvent(tx, record, store, 'collection.created', created);
+  });
   return { collection };
 }
 
-export async function updateCollection(db: Database, store: string, id: string, body: UpdateCollectionBody) {
-  const collection = await uniqueSlug('collection', body.slug, () =>
-    db.transaction(async (tx) => {
-      if (!(await collections.updateCollection(tx, store, id, body))) throw new AppError('NOT_FOUND', `collection ${id} not found`);
-      if (body.parents) await setParents(tx, store, id, body.parents);
-      return recordCollectionEvent(tx, store, 'collection.updated', id);
-    }),
-  );
+export async function updateCollection(tx: Executor, record: Recorder, store: string, id: string, body: UpdateCollectionBody) {
+  const collection = await uniqueSlug('collection', body.slug, async () => {
+    if (!(await collections.updateCollection(tx, store, id, body))) throw new AppError('NOT_FOUND', `collection ${id} not found`);
+    if (body.parents) await setParents(tx, store, id, body.parents);
+    return recordCollectionEvent(tx, record, store, 'collection.updated', id);
+  });
   return { collection };
 }
 
 /** Soft-deletes a collection: its links stop counting and its slug can be reused. */
-export async function deleteCollection(db: Database, store: string, id: string) {
-  const collection = await db.transaction(async (tx) => {
-    if (!(await collections.softDeleteCollection(tx, store, id))) throw new AppError('NOT_FOUND', `collection ${id} not found`);
-    return recordCollectionEvent(tx, store, 'collection.deleted', id);
-  });
+export async function deleteCollection(tx: Executor, record: Recorder, store: string, id: string) {
+  if (!(await collections.softDeleteCollection(tx, store, id))) throw new AppError('NOT_FOUND', `collection ${id} not found`);
+  const collection = await recordCollectionEvent(tx, record, store, 'collection.deleted', id);
   return { collection };
 }
 
-export async function addProductToCollection(db: Database, store: string, id: string, productId: string) {
-  const collection = await db.transaction(async (tx) => {
-    await collectionOr404(tx, store, id);
-    await productOr404(tx, store, productId);
-    await collections.addProduct(tx, store, id, productId);
-    await collections.updateCollection(tx, store, id, {});
-    return recordCollectionEvent(tx, store, 'collection.updated', id);
-  });
+export async function addProductToCollection(tx: Executor, record: Recorder, store: string, id: string, productId: string) {
+  await collectionOr404(tx, store, id);
+  await productOr404(tx, store, productId);
+  await collections.addProduct(tx, store, id, productId);
+  await collections.updateCollection(tx, store, id, {});
+  const collection = await recordCollectionEvent(tx, record, store, 'collection.updated', id);
   return { collection };
 }
 
-export async function removeProductFromCollection(db: Database, store: string, id: string, productId: string) {
-  const collection = await db.transaction(async (tx) => {
-    await collectionOr404(tx, store, id);
-    if (!(await collections.removeProduct(tx, store, id, productId))) {
-      throw new AppError('NOT_FOUND', `product ${productId} is not in collection ${id}`);
-    }
-    await collections.updateCollection(tx, store, id, {});
-    return recordCollectionEvent(tx, store, 'collection.updated', id);
-  });
+export async function removeProductFromCollection(tx: Executor, record: Recorder, store: string, id: string, productId: string) {
+  await collectionOr404(tx, store, id);
+  if (!(await collections.removeProduct(tx, store, id, productId))) {
+    throw new AppError('NOT_FOUND', `product ${productId} is not in collection ${id}`);
+  }
+  await collections.updateCollection(tx, store, id, {});
+  const collection = await recordCollectionEvent(tx, record, store, 'collection.updated', id);
   return { collection };
 }

@@ -1,8 +1,9 @@
 /**
  * Serialized catalog answers, kept in memory per process and keyed by (store, catalog version,
- * URL). The version is read with the token at the start of each request and bumped in the same
- * transaction as any change, so an entry can only be as old as the version it is filed under:
- * correct across processes with no invalidation messages. Bounded by entries and bytes (LRU).
+ * URL). The version is read with the token at the start of each request and bumped after any change
+ * commits and before it is answered (modules/stores/catalog-version.ts), so an entry can only be as
+ * old as the version it is filed under: correct across processes with no invalidation messages.
+ * Bounded by entries and bytes (LRU).
  */
 import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';

@@ -1,7 +1,7 @@
 /** A store's identity-provider settings (customer_auth), one row per store. */
 import { sql } from 'drizzle-orm';
 import { queryRows, valueList, type Executor } from '../../db/client.js';
-import { catalogVersionOf } from '../stores/catalog-version.js';
+import { catalogVersionOf } from '../stores/index.js';
 
 /** A JWK Set of public keys. */
 export type JwkSet = { keys: Array<{ kty: string } & Record<string, unknown>> };

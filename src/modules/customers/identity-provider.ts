@@ -47,6 +47,11 @@ export class IdentityProviders {
     this.sharedIssuers = new Set(options.sharedIssuers);
   }
 
+  /** True when a bearer secret has the shape of a JWT. */
+  recognizes(secret: string): boolean {
+    return looksLikeJwt(secret);
+  }
+
   /** The customer a bearer JWT names, or a 401 (`invalid_token`) / 503 AppError. */
   async authenticate(db: Database, token: string, refuse: (detail: string) => AppError): Promise<JwtCustomer> {
     let claims: { iss?: string; aud?: string | string[] };

@@ -4,12 +4,11 @@
  * table (kind `customer`), so revocation and expiry are seen at once by every process.
  */
 import { randomUUID } from 'node:crypto';
-import type { Database } from '../../db/client.js';
+import type { Executor } from '../../db/client.js';
 import { postgresErrorCode } from '../../db/errors.js';
 import { AppError } from '../../plugins/errors.js';
 import { toIso, toIsoOrNull } from '../../lib/time.js';
-import * as tokens from '../stores/repository.js';
-import { hashSecret, newSecret } from '../stores/tokens.js';
+import * as tokens from '../stores/index.js';
 import * as repo from './customer-auth-repository.js';
 import { OutboundRefusal, resolveOutboundTarget } from '../../lib/outbound-policy.js';
 
@@ -30,28 +29,27 @@ export interface MintedCustomerToken {
 }
 
 /** Mints a token bound to one customer of the store, valid `ttlSeconds`; its secret is returned once. */
-export async function mintCustomerToken(db: Database, store: string, customerId: string, ttlSeconds: number): Promise<MintedCustomerToken> {
-  const secret = newSecret('customer', store);
-  const row = await tokens.insertToken(db, { store, kind: 'customer', secretHash: hashSecret(secret), customerId: customerId.toLowerCase(), ttlSeconds });
+export async function mintCustomerToken(db: Executor, store: string, customerId: string, ttlSeconds: number): Promise<MintedCustomerToken> {
+  const { row, secret } = await tokens.issueCustomerToken(db, store, customerId.toLowerCase(), ttlSeconds);
   return { token: customerTokenView(row), secret };
 }
 
 /** A guest session: a new random customer id and a token for it. */
-export async function startGuestSession(db: Database, store: string, ttlSeconds: number) {
+export async function startGuestSession(db: Executor, store: string, ttlSeconds: number) {
   const customerId = randomUUID();
   return { customerId, ...(await mintCustomerToken(db, store, customerId, ttlSeconds)) };
 }
 
 /** Revokes one customer token of the store; it stops working at once, in every process. */
-export async function revokeCustomerToken(db: Database, store: string, id: string): Promise<{ token: CustomerTokenView }> {
-  const row = await tokens.revokeToken(db, store, id, 'customer');
+export async function revokeCustomerToken(db: Executor, store: string, id: string): Promise<{ token: CustomerTokenView }> {
+  const row = await tokens.revokeCustomerToken(db, store, id);
   if (!row) throw new AppError('NOT_FOUND', `customer token ${id} not found`);
   return { token: customerTokenView(row) };
 }
 
 /** Revokes every token of one customer ("sign out everywhere"). */
-export async function signOutEverywhere(db: Database, store: string, customerId: string): Promise<{ revoked: number }> {
-  return { revoked: await tokens.revokeCustomerTokens(db, store, customerId.toLowerCase()) };
+export async function signOutEverywhere(db: Executor, store: string, customerId: string): Promise<{ revoked: number }> {
+  return { revoked: await tokens.revokeAllCustomerTokens(db, store, customerId.toLowerCase()) };
 }
 
 function customerTokenView(row: tokens.TokenRow): CustomerTokenView {
@@ -110,7 +108,7 @@ export function customerAuthView(row: repo.CustomerAuthRow) {
  * Sets the store's identity provider. An issuer belongs to the one store that registered it (409
  * for any other), except a shared issuer, where each (issuer, audience) belongs to one store.
  */
-export async function configureCustomerAuth(db: Database, store: string, body: CustomerAuthSettings, policy: CustomerAuthPolicy) {
+export async function configureCustomerAuth(db: Executor, store: string, body: CustomerAuthSettings, policy: CustomerAuthPolicy) {
   await checkSettings(body, policy);
   try {
     const row = await db.transaction(async (tx) => {
@@ -131,21 +129,21 @@ export async function configureCustomerAuth(db: Database, store: string, body: C
  * Issuers registered by several stores before an issuer had one owner: their JWTs are refused for
  * every one of those stores (never let into the wrong one). Answers one line per issuer, for the log.
  */
-export async function issuersOfSeveralStores(db: Database, policy: CustomerAuthPolicy): Promise<string[]> {
+export async function issuersOfSeveralStores(db: Executor, policy: CustomerAuthPolicy): Promise<string[]> {
   const rows = await repo.findIssuersOfSeveralStores(db);
   return rows
     .filter((row) => !policy.sharedJwtIssuers.includes(row.issuer))
     .map((row) => `issuer ${row.issuer} is registered by stores ${row.stores.join(', ')}: its JWTs are refused for all of them until only one store keeps it, or it is listed in SHARED_JWT_ISSUERS`);
 }
 
-export async function readCustomerAuth(db: Database, store: string) {
+export async function readCustomerAuth(db: Executor, store: string) {
   const row = await repo.findCustomerAuth(db, store);
   if (!row) throw new AppError('NOT_FOUND', 'this store accepts no identity-provider JWTs');
   return { customerAuth: customerAuthView(row) };
 }
 
 /** Turns identity-provider JWTs off for the store. */
-export async function removeCustomerAuth(db: Database, store: string) {
+export async function removeCustomerAuth(db: Executor, store: string) {
   const row = await repo.deleteCustomerAuth(db, store);
   if (!row) throw new AppError('NOT_FOUND', 'this store accepts no identity-provider JWTs');
   return { customerAuth: customerAuthView(row) };

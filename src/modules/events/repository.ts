@@ -90,14 +90,6 @@ export async function feedEvents(db: Executor, query: FeedQuery): Promise<EventR
   );
 }
 
-export async function findEvent(db: Executor, store: string, id: string): Promise<EventRow | undefined> {
-  const [row] = await queryRows<EventRow>(
-    db,
-    sql`select id, type, store, created_at as "createdAt", data, txid::text as txid, seq from events where store = ${store} and id = ${id}`,
-  );
-  return row;
-}
-
 /** Deletes events past the retention (their deliveries go with them); answers how many. */
 export async function purgeOldEvents(db: Executor, retentionDays: number): Promise<number> {
   const rows = await queryRows<{ n: number }>(

@@ -1,75 +1,66 @@
-/** Idempotency keys: claimed before the work, completed in the work's own transaction. */
-import { sql, type SQL } from 'drizzle-orm';
+/**
+ * Idempotency keys. A key is taken for the length of the work's own transaction (a transaction-level
+ * advisory lock), and its answer is kept in that transaction: so a request that dies, with its
+ * process or its connection, frees its key the moment PostgreSQL ends its transaction, and a result
+ * that committed always has its answer kept. Only finished answers are stored.
+ */
+import { sql } from 'drizzle-orm';
 import { jsonb, queryRows, type Executor } from '../../db/client.js';
 
-export interface KeyRow {
-  fingerprint: string;
-  state: 'running' | 'done';
-  responseStatus: number | null;
-  responseBody: string | null;
-  leaseActive: boolean;
-}
-
-/** A key belongs to one store and one caller (see the plugin): one caller's key never meets another's. */
+/** A key belongs to one store and one caller: one caller's key never meets another's. */
 export interface KeyId {
   store: string;
   caller: string;
   key: string;
 }
 
-const LEASE_SECONDS = 60;
+export interface KeptAnswer {
+  fingerprint: string;
+  status: number;
+  body: string;
+}
+
 const KEEP_SECONDS = 24 * 3600;
+/** The advisory-lock class of idempotency keys (the two-key form, apart from other advisory locks). */
+const LOCK_CLASS = 0x1de0;
 
 /**
- * Claims the key for a new request: a fresh key, an expired one, or one whose running request
- * died (its lease ran out). Answers true when this request now owns the key.
+ * Takes each key for the rest of the transaction when no other transaction holds it: one statement
+ * for them all, answering per key whether it was taken. (A hash collision of two keys only makes one
+ * of them wait for the other: it answers 409 and is retried.)
  */
-export async function claimKey(db: Executor, { store, caller, key }: KeyId, fingerprint: string): Promise<boolean> {
-  const rows = await queryRows<{ key: string }>(
-    db,
-    sql`insert into idempotency_keys (store, caller, key, fingerprint, state, lease_until, expires_at)
-        values (${store}, ${caller}, ${key}, ${fingerprint}, 'running', now() + make_interval(secs => ${LEASE_SECONDS}), now() + make_interval(secs => ${KEEP_SECONDS}))
-        on conflict (store, caller, key) do update set fingerprint = excluded.fingerprint, state = 'running', response_status = null,
-          response_body = null, created_at = now(), lease_until = excluded.lease_until, expires_at = excluded.expires_at
-        where idempotency_keys.expires_at <= now()
-           or (idempotency_keys.state = 'running' and idempotency_keys.lease_until <= now() and idempotency_keys.fingerprint = excluded.fingerprint)
-        returning key`,
+export async function lockKeys(tx: Executor, ids: KeyId[]): Promise<boolean[]> {
+  const rows = await queryRows<{ locked: boolean }>(
+    tx,
+    sql`select pg_try_advisory_xact_lock(${LOCK_CLASS}, hashtext(x.store || chr(10) || x.caller || chr(10) || x.key)) as locked
+        from rows from (jsonb_to_recordset(${jsonb(ids)}) as (store text, caller text, key text)) with ordinality as x(store, caller, key, n) order by x.n`,
   );
-  return rows.length > 0;
+  return rows.map((r) => r.locked);
 }
 
-export async function findKey(db: Executor, { store, caller, key }: KeyId): Promise<KeyRow | undefined> {
-  const [row] = await queryRows<KeyRow>(
-    db,
-    sql`select fingerprint, state, response_status as "responseStatus", response_body as "responseBody", lease_until > now() as "leaseActive"
-        from idempotency_keys where store = ${store} and caller = ${caller} and key = ${key} and expires_at > now()`,
+/** The kept answers of these keys, in their order (read after `lockKeys`: a new statement sees what committed). */
+export async function findAnswers(tx: Executor, ids: KeyId[]): Promise<Array<KeptAnswer | undefined>> {
+  const rows = await queryRows<KeptAnswer & { n: number }>(
+    tx,
+    sql`select x.n::int as n, k.fingerprint, k.response_status as status, k.response_body as body
+        from rows from (jsonb_to_recordset(${jsonb(ids)}) as (store text, caller text, key text)) with ordinality as x(store, caller, key, n)
+        join idempotency_keys k on k.store = x.store and k.caller = x.caller and k.key = x.key
+        where k.state = 'done' and k.expires_at > now()`,
   );
-  return row;
+  const found = new Map(rows.map(({ n, ...answer }) => [n, answer]));
+  return ids.map((_, i) => found.get(i + 1));
 }
 
-/** Stores the answer; inside the work's transaction, a committed result always has its answer kept. */
-export async function completeKey(db: Executor, { store, caller, key }: KeyId, status: number, body: string): Promise<void> {
-  await db.execute(
-    sql`update idempotency_keys set state = 'done', response_status = ${status}, response_body = ${body}
-        where store = ${store} and caller = ${caller} and key = ${key}`,
+/** Keeps the answers of keys this transaction holds (an expired answer of the same key is replaced). */
+export async function keepAnswers(tx: Executor, answers: Array<KeyId & KeptAnswer>): Promise<void> {
+  if (answers.length === 0) return;
+  await tx.execute(
+    sql`insert into idempotency_keys (store, caller, key, fingerprint, state, response_status, response_body, lease_until, expires_at)
+        select x.store, x.caller, x.key, x.fingerprint, 'done', x.status, x.body, now(), now() + make_interval(secs => ${KEEP_SECONDS})
+        from jsonb_to_recordset(${jsonb(answers)}) as x(store text, caller text, key text, fingerprint text, status int, body text)
+        on conflict (store, caller, key) do update set fingerprint = excluded.fingerprint, state = 'done', response_status = excluded.response_status,
+          response_body = excluded.response_body, created_at = now(), lease_until = excluded.lease_until, expires_at = excluded.expires_at`,
   );
-}
-
-/**
- * The same for several keys, as two steps of a `with` that writes their work in one statement
- * (named `answers` and `answered`): a combined write keeps every answer with its result.
- */
-export function completeKeysStep(store: string, keys: Array<{ caller: string; key: string; body: string }>, status: number): SQL {
-  return sql`answers as (select * from jsonb_to_recordset(${jsonb(keys)}) as x(caller text, key text, body text)),
-    answered as (
-      update idempotency_keys k set state = 'done', response_status = ${status}, response_body = x.body from answers x
-      where k.store = ${store} and k.caller = any(array(select caller from answers)) and k.key = any(array(select key from answers))
-        and k.caller = x.caller and k.key = x.key returning k.key)`;
-}
-
-/** Forgets a key whose request failed with a 5xx, unless its work already committed. */
-export async function releaseKey(db: Executor, { store, caller, key }: KeyId): Promise<void> {
-  await db.execute(sql`delete from idempotency_keys where store = ${store} and caller = ${caller} and key = ${key} and state = 'running'`);
 }
 
 /** Deletes expired keys, store by store in batches; answers how many. */

@@ -1,6 +1,7 @@
 /** Order administration under /v1/admin/orders. */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { storeOf } from '../../plugins/authentication.js';
+import { registerCommand } from '../../plugins/commands.js';
 import { errorResponses } from '../../lib/http-schemas.js';
 import * as S from './schemas.js';
 import * as admin from './admin-service.js';
@@ -18,19 +19,15 @@ const orderAdminRoutes: FastifyPluginAsyncTypebox = async (app) => {
     { schema: { operationId: 'adminGetOrder', tags, summary: 'Get an order', params: S.AdminOrderParams, response: { 200: S.OrderEnvelope, ...errorResponses(['NOT_FOUND']) } } },
     async (request) => admin.getAdminOrder(app.db, storeOf(request), request.params.id),
   );
-  app.patch(
-    '/v1/admin/orders/:id',
-    {
-      // Cancelling returns stock.
-      config: { changesCatalog: true },
-      schema: {
-        operationId: 'adminUpdateOrderStatus', tags, summary: "Change an order's status",
-        description: 'CREATED -> PAID -> FULFILLED; CREATED or PAID -> CANCELLED (returns the stock). Anything else: 409 INVALID_TRANSITION.',
-        params: S.AdminOrderParams, body: S.UpdateOrderBody, response: { 200: S.OrderEnvelope, ...errorResponses(['NOT_FOUND', 'INVALID_TRANSITION']) },
-      },
-    },
-    async (request) => admin.changeOrderStatus(app.db, storeOf(request), request.params.id, request.body.status),
-  );
+  registerCommand(app, {
+    method: 'PATCH', url: '/v1/admin/orders/:id', operationId: 'adminUpdateOrderStatus', tags, summary: "Change an order's status",
+    description: 'CREATED -> PAID -> FULFILLED; CREATED or PAID -> CANCELLED (returns the stock). Anything else: 409 INVALID_TRANSITION.',
+    params: S.AdminOrderParams, body: S.UpdateOrderBody, status: 200, response: S.OrderEnvelope, errors: ['NOT_FOUND', 'INVALID_TRANSITION'],
+    // Cancelling returns stock.
+    changesCatalog: true,
+    events: ['order.paid', 'order.fulfilled', 'order.cancelled', 'product.back_in_stock'],
+    run: ({ store, params, body }, { tx, record }) => admin.changeOrderStatus(tx, record, store, params.id, body.status),
+  });
 };
 
 export default orderAdminRoutes;

@@ -1,37 +1,28 @@
 /** Customer orders: POST and GET /v1/:customer/orders, GET /v1/:customer/orders/:id. */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { storeOf } from '../../plugins/authentication.js';
+import { registerCommand } from '../../plugins/commands.js';
 import { CustomerParams, errorResponses } from '../../lib/http-schemas.js';
 import * as S from './schemas.js';
 import * as orders from './service.js';
-import { assertOneSource, Checkout } from './checkout.js';
+import { assertOneSource, orderRequestOf, placeOrders } from './checkout.js';
 
 const tags = ['orders'];
 
 const orderRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  const checkout = new Checkout(app.db);
-
-  app.post(
-    '/v1/:customer/orders',
-    {
-      config: { idempotent: true, extraLimit: 'orders', changesCatalog: true },
-      // Before the schema's oneOf, whose failure would name a branch rather than the rule.
-      preValidation: async (request) => assertOneSource(request.body),
-      schema: {
-        operationId: 'placeOrder', tags, summary: 'Place an order',
-        description:
-          'From exactly one of a PENDING cart (`id`) or a product list (`products`), to an address of the customer. ' +
-          'All or nothing: every line visible and in stock, or 422 with one `errors` entry per failing product.',
-        params: CustomerParams, body: S.CreateOrderBody,
-        response: {
-          201: S.OrderEnvelope,
-          ...errorResponses(['NOT_FOUND', 'CART_EXPIRED', 'CART_NOT_PENDING', 'ADDRESS_NOT_FOUND', 'INSUFFICIENT_STOCK', 'PRODUCT_UNAVAILABLE', 'IDEMPOTENCY_KEY_REUSED', 'IDEMPOTENCY_KEY_IN_USE']),
-        },
-      },
-    },
-    async (request, reply) =>
-      reply.code(201).send(await checkout.placeOrder(storeOf(request), request.params.customer, request.body, request.idempotency)),
-  );
+  registerCommand(app, {
+    method: 'POST', url: '/v1/:customer/orders', operationId: 'placeOrder', tags, summary: 'Place an order',
+    description:
+      'From exactly one of a PENDING cart (`id`) or a product list (`products`), to an address of the customer. ' +
+      'All or nothing: every line visible and in stock, or 422 with one `errors` entry per failing product.',
+    params: CustomerParams, body: S.CreateOrderBody, status: 201, response: S.OrderEnvelope,
+    errors: ['NOT_FOUND', 'CART_EXPIRED', 'CART_NOT_PENDING', 'ADDRESS_NOT_FOUND', 'INSUFFICIENT_STOCK', 'PRODUCT_UNAVAILABLE'],
+    idempotent: true, changesCatalog: true, events: ['order.created', 'product.out_of_stock'], counts: 'orders', limit: 'orders',
+    // Before the schema's oneOf, whose failure would name a branch rather than the rule.
+    preValidation: async (request) => assertOneSource(request.body),
+    prepare: ({ params, body }) => orderRequestOf(params.customer, body),
+    runRound: placeOrders,
+  });
   app.get(
     '/v1/:customer/orders',
     {

@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { Address } from '../addresses/schemas.js';
-import { LineRequest, ProductLine } from '../carts/schemas.js';
+import { Address } from '../addresses/index.js';
+import { LineRequest, ProductLine } from '../carts/index.js';
 import { Limit, Nullable, NullableTimestamp, Offset, StringEnum, Timestamp, Uuid, named } from '../../lib/http-schemas.js';
 
 export const OrderStatus = StringEnum(['CREATED', 'PAID', 'FULFILLED', 'CANCELLED'] as const, {

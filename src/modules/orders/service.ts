@@ -1,7 +1,7 @@
 /** Reading orders: a customer's, one of them, and orders with their lines and addresses. Placing them is checkout.ts. */
 import type { Database, Executor } from '../../db/client.js';
-import { AppError } from '../../plugins/errors.js';
-import * as addresses from '../addresses/repository.js';
+import { AppError } from '../../lib/app-error.js';
+import { findAddresses } from '../addresses/index.js';
 import * as repo from './repository.js';
 import { orderView } from './views.js';
 
@@ -10,7 +10,7 @@ export async function renderOrders(db: Executor, store: string, orders: repo.Ord
   const ids = orders.map((o) => o.id);
   const [lines, addressRows] = await Promise.all([
     repo.orderLines(db, store, ids),
-    addresses.findAddresses(db, store, [...new Set(orders.map((o) => o.addressId))]),
+    findAddresses(db, store, [...new Set(orders.map((o) => o.addressId))]),
   ]);
   return orders.map((o) => orderView(o, lines.filter((l) => l.orderId === o.id), addressRows.get(o.addressId)!));
 }

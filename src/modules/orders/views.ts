@@ -1,6 +1,5 @@
 import { toIso, toIsoOrNull } from '../../lib/time.js';
-import { addressView } from '../addresses/service.js';
-import type { AddressRow } from '../addresses/repository.js';
+import { addressView, type AddressRow } from '../addresses/index.js';
 import type { OrderLineRow, OrderRow } from './repository.js';
 import type { OrderView } from './schemas.js';
 

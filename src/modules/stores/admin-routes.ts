@@ -2,6 +2,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { storeOf } from '../../plugins/authentication.js';
+import { registerCommand } from '../../plugins/commands.js';
 import { errorResponses, NullableTimestamp, StringEnum, Timestamp, Uuid, named } from '../../lib/http-schemas.js';
 import { ISSUABLE_TOKEN_KINDS, TOKEN_KIND_NAMES } from './tokens.js';
 import * as stores from './service.js';
@@ -31,35 +32,27 @@ const CreateTokenBody = named('CreateTokenBody', Type.Object(
 ));
 
 const storesAdminRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  app.post(
-    '/v1/admin/stores',
-    {
-      schema: {
-        operationId: 'createStore', tags, summary: 'Create a store (root token)', description: 'Answers the store and its first admin and storefront tokens, shown once.',
-        body: CreateStoreBody, response: { 201: CreatedStore, ...errorResponses(['CONFLICT']) },
-      },
-    },
-    async (request, reply) => reply.code(201).send(await stores.createStore(app.db, request.body.slug, request.body.name)),
-  );
+  registerCommand(app, {
+    method: 'POST', url: '/v1/admin/stores', operationId: 'createStore', tags, summary: 'Create a store (root token)',
+    description: 'Answers the store and its first admin and storefront tokens, shown once.',
+    body: CreateStoreBody, status: 201, response: CreatedStore, errors: ['CONFLICT'],
+    run: ({ body }, { tx }) => stores.createStore(tx, body.slug, body.name),
+  });
   app.get(
     '/v1/admin/tokens',
     { schema: { operationId: 'adminListTokens', tags, summary: 'List the store\'s tokens (never their secrets)', response: { 200: Type.Object({ tokens: Type.Array(Token) }), ...errorResponses([]) } } },
     async (request) => ({ tokens: await stores.listTokens(app.db, storeOf(request)) }),
   );
-  app.post(
-    '/v1/admin/tokens',
-    {
-      schema: { operationId: 'adminCreateToken', tags, summary: 'Issue a token', body: CreateTokenBody, response: { 201: Type.Object({ token: Token, secret: Secret }), ...errorResponses([]) } },
-    },
-    async (request, reply) => reply.code(201).send(await stores.createToken(app.db, storeOf(request), request.body.kind)),
-  );
-  app.delete(
-    '/v1/admin/tokens/:id',
-    {
-      schema: { operationId: 'adminRevokeToken', tags, summary: 'Revoke a token; it stops working at once', params: Type.Object({ id: Uuid('token id') }), response: { 200: Type.Object({ token: Token }), ...errorResponses(['NOT_FOUND']) } },
-    },
-    async (request) => ({ token: await stores.revokeToken(app.db, storeOf(request), request.params.id) }),
-  );
+  registerCommand(app, {
+    method: 'POST', url: '/v1/admin/tokens', operationId: 'adminCreateToken', tags, summary: 'Issue a token',
+    body: CreateTokenBody, status: 201, response: Type.Object({ token: Token, secret: Secret }), errors: [],
+    run: ({ store, body }, { tx }) => stores.createToken(tx, store, body.kind),
+  });
+  registerCommand(app, {
+    method: 'DELETE', url: '/v1/admin/tokens/:id', operationId: 'adminRevokeToken', tags, summary: 'Revoke a token; it stops working at once',
+    params: Type.Object({ id: Uuid('token id') }), status: 200, response: Type.Object({ token: Token }), errors: ['NOT_FOUND'],
+    run: async ({ store, params }, { tx }) => ({ token: await stores.revokeToken(tx, store, params.id) }),
+  });
 };
 
 export default storesAdminRoutes;

@@ -2,21 +2,11 @@
  * The catalog version of a store: cached catalog answers are keyed by it (catalog/cache.ts). It is
  * a sequence per store, so bumping it takes no row lock: orders of different products never queue
  * on a per-store row. It is bumped after the change commits and before the change is answered
- * (routes say `config: { changesCatalog: true }`; one hook does it), so a read that starts after
- * the answer, in any process, reads the new version and never an answer computed before the change.
+ * (commands declare `changesCatalog`; the write pipeline does it), so a read that starts after the
+ * answer, in any process, reads the new version and never an answer computed before the change.
  */
 import { sql, type SQLWrapper } from 'drizzle-orm';
-import type { FastifyInstance } from 'fastify';
-import fp from 'fastify-plugin';
 import { queryRows, type Executor } from '../../db/client.js';
-import { FreshCoalescer } from '../../lib/fresh-coalescer.js';
-
-declare module 'fastify' {
-  interface FastifyContextConfig {
-    /** A successful (or failed after commit) answer bumps the store's catalog version first. */
-    changesCatalog?: boolean;
-  }
-}
 
 /** The store's version sequence, as a regclass expression over a store slug. */
 export const versionSequence = (store: SQLWrapper | string) => sql`quote_ident('catalog_version_' || ${store})::regclass`;
@@ -41,27 +31,3 @@ export async function markCatalogChanged(db: Executor, store: string, { position
   const [row] = await queryRows<{ lsn: string }>(db, sql`select nextval(${versionSequence(store)}), pg_current_wal_insert_lsn()::text as lsn`);
   return row?.lsn;
 }
-
-export default fp(
-  async (app: FastifyInstance) => {
-    // Concurrent bumps of one store share one nextval, started after all of them committed.
-    const bumps = new FreshCoalescer<string | undefined>();
-    app.addHook('onSend', async (request, reply, payload) => {
-      // A 4xx changed nothing (bad input never does); a 5xx may have failed after its commit.
-      const status = reply.statusCode;
-      if (!request.routeOptions.config.changesCatalog || (status >= 400 && status < 500)) return payload;
-      const principal = request.principal;
-      if (!principal || principal.kind === 'root') return payload;
-      try {
-        const store = principal.store;
-        const replicas = app.replicaReads;
-        const position = await bumps.get(store, () => markCatalogChanged(app.db, store, { position: replicas !== null }));
-        if (position) replicas?.noteCatalogChange(store, position);
-      } catch (error) {
-        request.log.error({ err: error }, 'could not bump the catalog version: cached catalog answers may lag until the next change');
-      }
-      return payload;
-    });
-  },
-  { name: 'catalog-version', dependencies: ['authentication', 'replica-reads'] },
-);

@@ -6,8 +6,11 @@
  * nothing to brute-force.
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { TOKEN_KIND_NAMES, type TokenKind } from '../../db/schema.js';
 
-export const TOKEN_KINDS = {
+export { TOKEN_KIND_NAMES, type TokenKind };
+
+export const TOKEN_KINDS: Readonly<Record<TokenKind, { prefix: string; secret: boolean; issuedByAdmin: boolean }>> = {
   /** One store's admin API and every storefront route. */
   admin: { prefix: 'adm', secret: true, issuedByAdmin: true },
   /** A shop's own back end: every storefront route, for any customer. */
@@ -16,10 +19,7 @@ export const TOKEN_KINDS = {
   storefront: { prefix: 'sf', secret: false, issuedByAdmin: true },
   /** Bound to one customer of one store, short-lived: customer tokens and guest sessions. */
   customer: { prefix: 'cus', secret: false, issuedByAdmin: false },
-} as const;
-
-export type TokenKind = keyof typeof TOKEN_KINDS;
-export const TOKEN_KIND_NAMES = Object.keys(TOKEN_KINDS) as [TokenKind, ...TokenKind[]];
+};
 /** The kinds an admin issues with POST /v1/admin/tokens and the CLI. */
 export const ISSUABLE_TOKEN_KINDS = TOKEN_KIND_NAMES.filter((kind) => TOKEN_KINDS[kind].issuedByAdmin) as Array<'admin' | 'server' | 'storefront'>;
 export type IssuableTokenKind = (typeof ISSUABLE_TOKEN_KINDS)[number];

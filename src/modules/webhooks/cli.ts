@@ -9,8 +9,8 @@
  */
 import type { Database } from '../../db/client.js';
 import { AppError } from '../../plugins/errors.js';
-import { EVENT_TYPES } from '../events/types.js';
-import { findStore } from '../stores/repository.js';
+import { EVENT_TYPES } from '../events/index.js';
+import { findStore } from '../stores/index.js';
 import * as admin from './service.js';
 
 export const WEBHOOK_USAGE = `  npm run cli -- webhook create --store <slug> --url <https-url> --events <type,...|*> [--description "text"]

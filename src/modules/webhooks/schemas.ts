@@ -1,7 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Limit, Nullable, NullableTimestamp, Offset, StringEnum, Timestamp, Uuid } from '../../lib/http-schemas.js';
-import { Event } from '../events/schemas.js';
-import { EVENT_TYPES } from '../events/types.js';
+import { Event, EVENT_TYPES } from '../events/index.js';
 
 const EventSelector = StringEnum([...EVENT_TYPES, '*'] as const, { description: 'an event type, or `*` for every type' });
 const Url = Type.String({ minLength: 1, maxLength: 2048, description: 'https URL that receives the events', examples: ['https://example.com/hooks/storefront'] });

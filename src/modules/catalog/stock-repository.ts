@@ -1,0 +1,65 @@
+/** Products as carts and orders need them: their fields, whether they can be sold, and their stock. */
+import { sql } from 'drizzle-orm';
+import { jsonb, queryRows, valueList, type Executor } from '../../db/client.js';
+import { asDate } from '../../lib/time.js';
+import { productColumns, visibleProductText, type ProductRecord } from './visibility.js';
+
+/** A product a line asks for: its fields as carts and orders show them, and whether it can be sold now. */
+export type SellableProduct = ProductRecord & { visible: boolean };
+
+/** Products with the transaction's time at the API's precision (carts and orders are stamped with it). */
+export interface SellableProducts {
+  products: Map<string, SellableProduct>;
+  now: Date;
+}
+
+async function sellable(db: Executor, store: string, ids: string[], lock: boolean): Promise<SellableProducts> {
+  if (ids.length === 0) {
+    const [row] = await queryRows<{ now: Date }>(db, sql`select now()::timestamptz(3) as now`);
+    return { products: new Map(), now: asDate(row!.now) };
+  }
+  // In ascending id order (a fixed order, so concurrent orders cannot deadlock); `no key update`
+  // leaves foreign-key checks unblocked.
+  const locking = lock ? sql` order by p.id for no key update of p` : sql``;
+  const rows = await queryRows<SellableProduct & { now: Date }>(
+    db,
+    sql`select ${productColumns('p')}, ${sql.raw(visibleProductText('p'))} as visible, now()::timestamptz(3) as now from products p
+        where p.store = ${store} and p.id in (${valueList(ids)})${locking}`,
+  );
+  const now = rows[0] ? asDate(rows[0].now) : (await sellable(db, store, [], false)).now;
+  return { products: new Map(rows.map(({ now: _, ...p }) => [p.id, p])), now };
+}
+
+/** The products among `ids` as of now. */
+export const findSellableProducts = (db: Executor, store: string, ids: string[]) => sellable(db, store, ids, false);
+
+/** The same, locked for the rest of the transaction, in id order. */
+export const lockSellableProducts = (tx: Executor, store: string, ids: string[]) => sellable(tx, store, [...ids].sort(), true);
+
+/**
+ * Takes units of locked products, one guarded statement for them all (never below zero). Answers
+ * how many products it changed, for the caller to check against what it expected.
+ * It finds its rows by `= any(array(...))`: a join with a JSON record set alone is planned as a
+ * scan of the store's whole table (the planner guesses 100 rows for the set).
+ */
+export async function takeStock(tx: Executor, store: string, takes: Array<{ id: string; taken: number }>): Promise<number> {
+  if (takes.length === 0) return 0;
+  const rows = await queryRows<{ n: number }>(
+    tx,
+    sql`with stock as (select * from jsonb_to_recordset(${jsonb(takes)}) as s(id uuid, taken int)),
+        taken as (
+          update products p set quantity = p.quantity - s.taken from stock s
+          where p.store = ${store} and p.id = any(array(select id from stock)) and p.id = s.id and p.quantity >= s.taken returning p.id)
+        select count(*)::int as n from taken`,
+  );
+  return rows[0]!.n;
+}
+
+/** Puts a cancelled order's stock back; answers the product's stock after it. */
+export async function returnStock(tx: Executor, store: string, id: string, quantity: number): Promise<number> {
+  const [row] = await queryRows<{ quantity: number }>(
+    tx,
+    sql`update products set quantity = quantity + ${quantity} where store = ${store} and id = ${id} returning quantity`,
+  );
+  return row!.quantity;
+}

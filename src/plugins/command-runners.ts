@@ -1,0 +1,157 @@
+/**
+ * How the write pipeline runs a command: in a transaction of its own, or in a round of a store's
+ * combined requests; either way the idempotency key is taken, the events written and the answer
+ * kept in the transaction of the work.
+ */
+import type { TSchema } from '@sinclair/typebox';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Executor } from '../db/client.js';
+import { AppError } from '../lib/app-error.js';
+import type { Outcome } from '../lib/keyed-batcher.js';
+import { fingerprintOf, keepAnswers, takeKeys, type Claim, type KeptAnswer } from '../modules/idempotency/index.js';
+import { recordEvents, type EventType, type Recorder } from '../modules/events/index.js';
+import { storePrincipalOf } from './authentication.js';
+import type { Input, RoundCommand, TransactionCommand } from './command-types.js';
+import { problemOf, toAppError } from './errors.js';
+
+/**
+ * What a request's work ends in: its value (serialized when sent, after the commit), the serialized
+ * answer (a kept one, replayed or just kept), or a refusal (thrown after the commit).
+ */
+export type Answer = { value: unknown } | { status: number; body: string; replayed: boolean } | { refusal: AppError };
+
+/** A round's entry: the request's job, its claim and how to serialize its answer. */
+export interface Entry<J> {
+  job: J;
+  claim: Claim | null;
+  serialize: (value: unknown) => string;
+  requestId: string;
+}
+
+export function claimOf(request: FastifyRequest, store: string): Claim | null {
+  const header = request.headers['idempotency-key'];
+  if (header === undefined) return null;
+  const key = Array.isArray(header) ? (header[0] ?? '') : header;
+  if (key.length < 1 || key.length > 255) throw new AppError('VALIDATION_FAILED', 'Idempotency-Key must be 1 to 255 characters');
+  return { store, caller: callerOf(request), key, fingerprint: fingerprintOf(request.method, request.routeOptions.url ?? '', request.params, request.body) };
+}
+
+/** Whose key space a request's key belongs to: the path's customer, else the credential's subject or token. */
+function callerOf(request: FastifyRequest): string {
+  const customer = (request.params as { customer?: string }).customer;
+  if (customer) return `customer:${customer.toLowerCase()}`;
+  const principal = storePrincipalOf(request);
+  return principal.kind === 'customer' ? `customer:${principal.customerId}` : `token:${principal.tokenId}`;
+}
+
+/** The answer a key already holds: a replay of it, or 422 when it was used with another request. */
+function keptAnswer(kept: KeptAnswer, claim: Claim): Answer {
+  if (kept.fingerprint !== claim.fingerprint) return { refusal: new AppError('IDEMPOTENCY_KEY_REUSED', 'this Idempotency-Key was used with a different request') };
+  return { status: kept.status, body: kept.body, replayed: true };
+}
+
+const keyInUse = () => new AppError('IDEMPOTENCY_KEY_IN_USE', 'a request with this Idempotency-Key is still running; retry later', { headers: { 'retry-after': '1' } });
+
+function refusalAnswer(error: unknown, entry: { claim: Claim | null; requestId: string }): { answer: Answer; kept?: KeptAnswer } {
+  const refusal = toAppError(error);
+  // A 5xx is never kept: the retry runs again. Anything else is the key's answer.
+  if (refusal.status >= 500 || !entry.claim) return { answer: { refusal } };
+  return { answer: { refusal }, kept: { fingerprint: entry.claim.fingerprint, status: refusal.status, body: JSON.stringify(problemOf(refusal, entry.requestId)) } };
+}
+
+/** Collects a request's events; an event type the command did not declare is a programming error. */
+function recorderFor(declared: readonly EventType[], events: Array<{ type: EventType; data: unknown }>): Recorder {
+  return (type, data) => {
+    if (!declared.includes(type)) throw new Error(`this command does not declare the event ${type}`);
+    events.push({ type, data });
+  };
+}
+
+export async function runInTransaction<P extends TSchema, B extends TSchema, Q extends TSchema, R extends TSchema>(
+  app: FastifyInstance,
+  command: TransactionCommand<P, B, Q, R>,
+  declared: readonly EventType[],
+  request: FastifyRequest,
+  reply: FastifyReply,
+  input: Input<P, B, Q>,
+  claim: Claim | null,
+): Promise<Answer> {
+  return app.db.transaction(async (tx) => {
+    if (claim) {
+      const [taken] = await takeKeys(tx, [claim]);
+      if (taken === 'busy') return { refusal: keyInUse() };
+      if (taken !== 'free') return keptAnswer(taken!, claim);
+    }
+    const events: Array<{ type: EventType; data: unknown }> = [];
+    const context = { tx, record: recorderFor(declared, events), log: request.log };
+    if (!claim) {
+      const value = await command.run(input, context);
+      if (events.length > 0) await recordEvents(tx, input.store, events);
+      return { value };
+    }
+    let body: string;
+    // A refusal below 500 is the key's answer: its work is undone (the savepoint), the answer kept.
+    try {
+      body = String(reply.serialize(await tx.transaction((savepoint) => command.run(input, { ...context, tx: savepoint }))));
+    } catch (error) {
+      const { answer, kept } = refusalAnswer(error, { claim, requestId: request.id });
+      if (!kept) throw error;
+      await keepAnswers(tx, [{ ...claim, ...kept }]);
+      return answer;
+    }
+    if (events.length > 0) await recordEvents(tx, input.store, events);
+    await keepAnswers(tx, [{ ...claim, status: command.status, body }]);
+    return { status: command.status, body, replayed: false };
+  });
+}
+
+/** One round of a round command: the keys, the work, the events and the kept answers, in one transaction. */
+export async function runRound<P extends TSchema, B extends TSchema, Q extends TSchema, R extends TSchema, J>(
+  app: FastifyInstance,
+  command: RoundCommand<P, B, Q, R, J>,
+  declared: readonly EventType[],
+  entries: Array<Entry<J> & { store: string }>,
+): Promise<Array<Outcome<Answer>>> {
+  const store = entries[0]!.store;
+  const needsTransaction = !command.writesOnce || declared.length > 0 || entries.some((e) => e.claim);
+  const round = async (tx: Executor) => {
+    const answers: Array<Answer | undefined> = entries.map(() => undefined);
+    const claimed = entries.flatMap((e, i) => (e.claim ? [{ claim: e.claim, i }] : []));
+    const taken = await takeKeys(tx, claimed.map((c) => c.claim));
+    // Two requests of one round with one key: the round's transaction holds it for both, so the later one waits.
+    const seen = new Set<string>();
+    claimed.forEach(({ claim, i }, n) => {
+      const id = `${claim.caller}\n${claim.key}`;
+      const state = seen.has(id) ? 'busy' : taken[n]!;
+      seen.add(id);
+      if (state === 'busy') answers[i] = { refusal: keyInUse() };
+      else if (state !== 'free') answers[i] = keptAnswer(state, claim);
+    });
+    const events: Array<{ type: EventType; data: unknown }> = [];
+    const running = entries.flatMap((entry, i) => (answers[i] ? [] : [{ entry, i }]));
+    const perJob = running.map(() => [] as Array<{ type: EventType; data: unknown }>);
+    const outcomes = running.length > 0 ? await command.runRound(tx, store, running.map(({ entry }, n) => ({ job: entry.job, record: recorderFor(declared, perJob[n]!) }))) : [];
+    const kept: Parameters<typeof keepAnswers>[1] = [];
+    running.forEach(({ entry, i }, n) => {
+      const outcome = outcomes[n]!;
+      if (outcome.ok) {
+        events.push(...perJob[n]!);
+        // Only a kept answer is serialized here; the others after the commit, off the round's critical path.
+        if (!entry.claim) answers[i] = { value: outcome.value };
+        else {
+          const body = entry.serialize(outcome.value);
+          answers[i] = { status: command.status, body, replayed: false };
+          kept.push({ ...entry.claim, status: command.status, body });
+        }
+      } else {
+        const refused = refusalAnswer(outcome.error, entry);
+        answers[i] = refused.answer;
+        if (refused.kept && entry.claim) kept.push({ ...entry.claim, ...refused.kept });
+      }
+    });
+    if (events.length > 0) await recordEvents(tx, store, events);
+    await keepAnswers(tx, kept);
+    return answers.map((answer): Outcome<Answer> => ({ ok: true, value: answer! }));
+  };
+  return needsTransaction ? app.db.transaction(round) : round(app.db);
+}

@@ -1,0 +1,107 @@
+/** What a write command declares (see commands.ts): its route, schemas, duties and work. */
+import type { Static, TSchema } from '@sinclair/typebox';
+import type { FastifyBaseLogger, FastifyRequest } from 'fastify';
+import type { Executor } from '../db/client.js';
+import type { ErrorCode } from '../lib/app-error.js';
+import type { Outcome } from '../lib/keyed-batcher.js';
+import type { EventType, Recorder } from '../modules/events/index.js';
+import type { Principal } from './authentication.js';
+
+export type WriteMethod = 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+/** What a command receives of its request, validated by its schemas. */
+export interface CommandInput<P, B, Q> {
+  params: P;
+  body: B;
+  query: Q;
+  principal: Principal;
+  /** The caller's store; a root caller (POST /v1/admin/stores) has none, and asking throws. */
+  store: string;
+}
+
+/** What the pipeline gives a command's work: its transaction and its event recorder. */
+export interface CommandContext {
+  tx: Executor;
+  record: Recorder;
+  log: FastifyBaseLogger;
+}
+
+/** One request of a round, as the round's work sees it. */
+export interface RoundJob<J> {
+  job: J;
+  record: Recorder;
+}
+
+export interface Declaration<P extends TSchema, B extends TSchema, Q extends TSchema, R extends TSchema> {
+  method: WriteMethod;
+  /** Under the plugin's prefix (`/api`), e.g. `/v1/carts`; its access is the access table's entry for it. */
+  url: string;
+  operationId: string;
+  summary: string;
+  description?: string;
+  tags: string[];
+  params?: P;
+  body?: B;
+  querystring?: Q;
+  status: 200 | 201 | 202;
+  response: R;
+  /** The refusals it may answer, besides those every route may (400, 401, 403, 429, 503). */
+  errors: ErrorCode[];
+  idempotent?: boolean;
+  /** A success alters catalog answers: the store's catalog version is bumped before answering. */
+  changesCatalog?: boolean;
+  /** The only event types its work may record. */
+  events?: readonly EventType[];
+  /** A success counts in this business metric (plugins/metrics.ts). */
+  counts?: 'orders';
+  /** A second rate limit of its own (plugins/rate-limit.ts). */
+  limit?: 'orders' | 'guest-sessions';
+  /** Checks that must answer before schema validation does (a clearer detail than the schema's). */
+  preValidation?: (request: FastifyRequest) => Promise<void>;
+}
+
+export type Input<P extends TSchema, B extends TSchema, Q extends TSchema> = CommandInput<Static<P>, Static<B>, Static<Q>>;
+
+/** A command whose work runs in a transaction of its own. */
+export interface TransactionCommand<P extends TSchema, B extends TSchema, Q extends TSchema, R extends TSchema> extends Declaration<P, B, Q, R> {
+  run: (input: Input<P, B, Q>, context: CommandContext) => Promise<Static<R>>;
+}
+
+/**
+ * A command whose requests are combined per store: those that arrive while a round of their store
+ * runs make the next round, one transaction for them all, each still decided on its own.
+ */
+export interface RoundCommand<P extends TSchema, B extends TSchema, Q extends TSchema, R extends TSchema, J> extends Declaration<P, B, Q, R> {
+  /** What the round needs of one request, read before it joins a round. */
+  prepare: (input: Input<P, B, Q>) => J;
+  /**
+   * Decides and writes the round's requests (all of one store), in arrival order: one outcome each.
+   * A refused request must have written nothing; the round records events per request.
+   */
+  runRound: (tx: Executor, store: string, jobs: Array<RoundJob<J>>) => Promise<Array<Outcome<Static<R>>>>;
+  /**
+   * The round writes with one statement (atomic on its own) and records no events: a round with no
+   * key to keep then runs without an explicit transaction, two round trips fewer.
+   */
+  writesOnce?: boolean;
+}
+
+export type Command<P extends TSchema, B extends TSchema, Q extends TSchema, R extends TSchema, J = never> =
+  | TransactionCommand<P, B, Q, R>
+  | RoundCommand<P, B, Q, R, J>;
+
+/** The declaration as other plugins read it from the route's config. */
+export interface CommandFacts {
+  operationId: string;
+  changesCatalog: boolean;
+  counts?: 'orders';
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Set only by `registerCommand`: a write route without it does not register. */
+    command?: CommandFacts;
+    idempotent?: boolean;
+  }
+}
+

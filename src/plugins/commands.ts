@@ -1,0 +1,137 @@
+/**
+ * The write pipeline. Every write route under /api/v1 is a command: it declares once its route,
+ * schemas, success status, the error codes it may answer, whether it takes an `Idempotency-Key`,
+ * whether it changes the catalog and which events it may record, and its work. The pipeline does
+ * the duties, so that no write can forget one:
+ *   1. opens the transaction (or, for a command that combines requests, the round's transaction);
+ *   2. takes the request's idempotency key in that transaction (a replay or a 409 ends here);
+ *   3. runs the work, which records its events through its context;
+ *   4. writes the events, and keeps the idempotent answer, in the same transaction; commits;
+ *   5. bumps the store's catalog version after the commit and before the answer (see
+ *      modules/stores/catalog-version.ts), then answers.
+ * A write route registered any other way makes the app refuse to start.
+ */
+import type { Static, TSchema } from '@sinclair/typebox';
+import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
+import fp from 'fastify-plugin';
+import type { ErrorCode } from '../lib/app-error.js';
+import { FreshCoalescer } from '../lib/fresh-coalescer.js';
+import { errorResponses } from '../lib/http-schemas.js';
+import { KeyedBatcher } from '../lib/keyed-batcher.js';
+import { markCatalogChanged } from '../modules/stores/index.js';
+import type { Claim } from '../modules/idempotency/index.js';
+import { storePrincipalOf } from './authentication.js';
+import { claimOf, runInTransaction, runRound, type Answer, type Entry } from './command-runners.js';
+import type { Command, Input, RoundCommand } from './command-types.js';
+import { toAppError } from './errors.js';
+
+export type { Command, CommandContext, CommandFacts, CommandInput, RoundCommand, RoundJob, TransactionCommand, WriteMethod } from './command-types.js';
+
+const WRITE_METHODS = new Set<string>(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+function isRound<P extends TSchema, B extends TSchema, Q extends TSchema, R extends TSchema, J>(command: Command<P, B, Q, R, J>): command is RoundCommand<P, B, Q, R, J> {
+  return 'runRound' in command;
+}
+
+/** Registers a command as its route: the only way a write route under /api/v1 registers. */
+export function registerCommand<P extends TSchema, B extends TSchema, Q extends TSchema, R extends TSchema, J = never>(app: FastifyInstance, command: Command<P, B, Q, R, J>): void {
+  const declared = command.events ?? [];
+  const errors: ErrorCode[] = [...command.errors, ...(command.idempotent ? (['IDEMPOTENCY_KEY_REUSED', 'IDEMPOTENCY_KEY_IN_USE'] as const) : [])];
+  const inputOf = (request: FastifyRequest): Input<P, B, Q> => {
+    const principal = request.principal!;
+    return {
+      params: request.params as Static<P>,
+      body: request.body as Static<B>,
+      query: request.query as Static<Q>,
+      principal,
+      get store() {
+        return storePrincipalOf(request).store;
+      },
+    };
+  };
+
+  let runOne: (request: FastifyRequest, reply: FastifyReply, input: Input<P, B, Q>, claim: Claim | null) => Promise<Answer>;
+  if (isRound(command)) {
+    const batcher = new KeyedBatcher<Entry<J> & { store: string }, Answer>((entries) => runRound(app, command, declared, entries));
+    runOne = (request, reply, input, claim) =>
+      batcher.submit(input.store, { job: command.prepare(input), claim, store: input.store, serialize: (v) => String(reply.serialize(v)), requestId: request.id });
+  } else {
+    runOne = (request, reply, input, claim) => runInTransaction(app, command, declared, request, reply, input, claim);
+  }
+
+  const route: RouteOptions = {
+    method: command.method,
+    url: command.url,
+    config: { command: { operationId: command.operationId, changesCatalog: command.changesCatalog === true, counts: command.counts }, idempotent: command.idempotent === true, extraLimit: command.limit },
+    // Only the parts the command has: Fastify warns of a schema part that is present but undefined.
+    schema: Object.fromEntries(
+      Object.entries({
+        operationId: command.operationId, tags: command.tags, summary: command.summary, description: command.description,
+        params: command.params, body: command.body, querystring: command.querystring,
+        response: { [command.status]: command.response, ...errorResponses(errors) },
+      }).filter(([, part]) => part !== undefined),
+    ),
+    preValidation: command.preValidation,
+    handler: async (request, reply) => {
+      const input = inputOf(request);
+      const store = input.principal.kind === 'root' ? null : input.store;
+      const claim = command.idempotent && store ? claimOf(request, store) : null;
+      reply.code(command.status);
+      let answer: Answer;
+      try {
+        answer = await runOne(request, reply, input, claim);
+        if ('refusal' in answer) throw answer.refusal;
+      } catch (error) {
+        // A 5xx may have failed after its commit: the bump is cheap, a stale cache is not.
+        if (command.changesCatalog && store && toAppError(error).status >= 500) await bumpCatalog(app, request, store);
+        throw error;
+      }
+      const replayed = 'replayed' in answer && answer.replayed;
+      if (command.changesCatalog && store && !replayed) await bumpCatalog(app, request, store);
+      if ('value' in answer) return reply.send(answer.value);
+      if (replayed) reply.header('idempotent-replayed', 'true');
+      return reply
+        .code(answer.status)
+        .type(answer.status >= 400 ? 'application/problem+json; charset=utf-8' : 'application/json; charset=utf-8')
+        .serializer((payload: unknown) => String(payload))
+        .send(answer.body);
+    },
+  };
+  app.route(route);
+}
+
+/**
+ * Bumps the store's catalog version. With read replicas, the primary's WAL position after the bump
+ * is noted: a catalog read of this store goes to a replica only once it has replayed that far.
+ */
+async function bumpCatalog(app: FastifyInstance, request: FastifyRequest, store: string): Promise<void> {
+  try {
+    const replicas = app.replicaReads;
+    const position = await app.catalogBumps.get(store, () => markCatalogChanged(app.db, store, { position: replicas !== null }));
+    if (position) replicas?.noteCatalogChange(store, position);
+  } catch (error) {
+    request.log.error({ err: error }, 'could not bump the catalog version: cached catalog answers may lag until the next change');
+  }
+}
+
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Concurrent bumps of one store share one nextval, started after all of them committed. */
+    catalogBumps: FreshCoalescer<string | undefined>;
+  }
+}
+
+export default fp(
+  async (app: FastifyInstance) => {
+    app.decorate('catalogBumps', new FreshCoalescer<string | undefined>());
+    app.addHook('onRoute', (route) => {
+      const methods = (Array.isArray(route.method) ? route.method : [route.method]).map(String);
+      if (!route.url.startsWith('/api/v1/') || !methods.some((m) => WRITE_METHODS.has(m))) return;
+      if (!route.config?.command) {
+        throw new Error(`write route ${methods.join(',')} ${route.url} is not a command: register it with registerCommand (src/plugins/commands.ts)`);
+      }
+    });
+  },
+  { name: 'commands', dependencies: ['authentication', 'replica-reads'] },
+);
