@@ -80,17 +80,17 @@ test('a shopper buys as a guest, then signs in and finds their orders from the A
     await withBrowser(async (page) => {
       const base = storefront.url;
       await page.goto(base);
-      await page.locator('[data-product="linen-shirt"]').waitFor({ timeout: 30_000 });
-      assert.equal(await stockOf(page, 'linen-shirt'), 5);
+      await page.locator('[data-product="oxford-shirt"]').waitFor({ timeout: 30_000 });
+      assert.equal(await stockOf(page, 'oxford-shirt'), 5);
       assert.equal(await page.locator('[data-product="chambray-shirt"] .soldout').innerText(), 'Sold out');
       // Its picture, or a neutral placeholder while the demo store's products have none.
-      assert.equal(await page.locator('[data-product="linen-shirt"] .image').count(), 1, 'every card shows an image or a placeholder');
+      assert.equal(await page.locator('[data-product="oxford-shirt"] .image').count(), 1, 'every card shows an image or a placeholder');
       await shot(page, '1-grid', { fullPage: false });
 
       await page.getByRole('button', { name: 'Accessories' }).click();
       await page.locator('button[data-collection="accessories"][aria-pressed="true"]').waitFor();
       await page.locator('[data-product="canvas-tote"]').waitFor();
-      assert.equal(await page.locator('[data-product="linen-shirt"]').count(), 0);
+      assert.equal(await page.locator('[data-product="oxford-shirt"]').count(), 0);
       await page.getByRole('button', { name: 'All' }).click();
       await page.locator('button[data-collection=""][aria-pressed="true"]').waitFor();
 
@@ -98,11 +98,11 @@ test('a shopper buys as a guest, then signs in and finds their orders from the A
       await page.locator('#add').waitFor();
       assert.ok(await page.locator('#add').isDisabled(), 'a sold-out product cannot be added');
 
-      await page.goto(`${base}/#/p/linen-shirt`);
+      await page.goto(`${base}/#/p/oxford-shirt`);
       await page.locator('#quantity').fill('9');
       await page.locator('#add').click();
       await page.locator('#message:not([hidden])').waitFor();
-      assert.equal(await page.locator('#message').innerText(), 'Only 5 left of Linen shirt.');
+      assert.equal(await page.locator('#message').innerText(), 'Only 5 left of Oxford shirt.');
       await page.locator('#quantity').fill('2');
       await page.locator('#add').click();
       await page.locator('#message.ok').waitFor();
@@ -112,8 +112,8 @@ test('a shopper buys as a guest, then signs in and finds their orders from the A
       await page.goto(`${base}/#/cart`);
       await page.locator('#total').waitFor();
       const line = page.locator('table.lines tbody tr').first();
-      assert.match(await line.innerText(), /Linen shirt\s+\$49\.90\s+.*\$99\.80/s, 'the line shows its unit price and its total');
-      assert.equal(await page.locator('#total').innerText(), '$99.80');
+      assert.match(await line.innerText(), /Oxford shirt\s+\$54.90\s+.*\$109.80/s, 'the line shows its unit price and its total');
+      assert.equal(await page.locator('#total').innerText(), '$109.80');
       await shot(page, '3-cart');
       await page.locator('#checkout').click();
       await page.locator('#address').waitFor();
@@ -124,14 +124,14 @@ test('a shopper buys as a guest, then signs in and finds their orders from the A
       await page.locator('#confirmation').waitFor({ timeout: 30_000 });
       assert.match(await page.locator('#order-number').innerText(), /^#[0-9A-F]{8}$/);
       assert.equal(await page.locator('#order-status').innerText(), 'Received: we are preparing it');
-      assert.equal(await page.locator('#order-total').innerText(), '$99.80');
-      assert.match(await page.locator('#confirmation table').innerText(), /Linen shirt\s+\$49\.90\s+2\s+\$99\.80/);
+      assert.equal(await page.locator('#order-total').innerText(), '$109.80');
+      assert.match(await page.locator('#confirmation table').innerText(), /Oxford shirt\s+\$54.90\s+2\s+\$109.80/);
       assert.doesNotMatch(await page.locator('#confirmation').innerText(), /CREATED|[0-9a-f]{8}-[0-9a-f]{4}-/, 'no raw status or UUID');
       await shot(page, '5-confirmation');
 
       await page.getByRole('link', { name: 'All my orders' }).click();
       await page.locator('#orders').waitFor();
-      assert.match(await page.locator('#orders').innerText(), /2 × Linen shirt/);
+      assert.match(await page.locator('#orders').innerText(), /2 × Oxford shirt/);
 
       // The demo sign-in: a customer of its own, whose orders live in the API, not in this browser.
       await signIn(page, base, 'ada@example.com');
@@ -144,12 +144,12 @@ test('a shopper buys as a guest, then signs in and finds their orders from the A
       await page.locator('#orders').waitFor();
       const history = await page.locator('#orders').innerText();
       assert.match(history, /1 × Canvas tote/);
-      assert.doesNotMatch(history, /Linen shirt/, "the guest's order is not this customer's");
+      assert.doesNotMatch(history, /Oxford shirt/, "the guest's order is not this customer's");
       await shot(page, '7-order-history');
 
       await page.getByRole('link', { name: 'Shop', exact: true }).click();
-      await page.locator('[data-product="linen-shirt"]').waitFor();
-      assert.equal(await stockOf(page, 'linen-shirt'), 3, 'the stock shown dropped by the 2 bought');
+      await page.locator('[data-product="oxford-shirt"]').waitFor();
+      assert.equal(await stockOf(page, 'oxford-shirt'), 3, 'the stock shown dropped by the 2 bought');
       assert.equal(await page.locator('#cart-count').innerText(), '0');
     });
   } finally {
