@@ -29,7 +29,7 @@ before(async () => {
 });
 after(async () => {
   if (skip) return;
-  await setReplay('resume').catch(() => {});
+  if (paused) await setReplay('resume').catch(() => {});
   await database?.close();
 });
 
@@ -47,7 +47,9 @@ async function replicaNodes(): Promise<number[]> {
  * Pauses or resumes WAL replay on every replica. Patroni resumes a replay it finds paused, except in
  * its maintenance mode (no failover either), which lasts while replay is paused.
  */
+let paused = false;
 async function setReplay(action: 'pause' | 'resume') {
+  paused = action === 'pause';
   if (action === 'pause') patronictl('pause', '--wait');
   for (const node of await replicaNodes()) await onNode(node, 'postgres', `select pg_wal_replay_${action}()`);
   if (action === 'resume') patronictl('resume', '--wait');
