@@ -3,10 +3,11 @@
  * its own throwaway service (the demo store): the grid with collections, a sold-out product, a
  * product page, the cart with unit prices, guest checkout, a confirmation in words, the order
  * history, then the demo sign-in, whose orders come back from the API after the browser forgot
- * everything. Then against a service it did not start. Screenshots go to test-results/. Skipped
- * with a message where /usr/bin/chromium is missing (.ci/run installs it).
+ * everything; and an item sold in colours and sizes: one card, the picker, the chosen variant
+ * bought. Then against a service it did not start. Screenshots go to test-results/. Skipped with a
+ * message where /usr/bin/chromium is missing (.ci/run installs it).
  */
-import { test } from 'node:test';
+import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
@@ -17,7 +18,7 @@ import { startTestApp } from './support/app.js';
 import { ROOT } from './support/database.js';
 import { addToCollection, createCollection, createProduct, createStore } from './support/factories.js';
 import { freePort } from './support/server-process.js';
-import { startStorefront } from '../examples/storefront/serve.js';
+import { startStorefront, type Storefront } from '../examples/storefront/serve.js';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const SHOTS = join(ROOT, 'test-results');
@@ -47,6 +48,13 @@ async function withBrowser(run: (page: Page) => Promise<void>) {
 
 const stockOf = async (page: Page, slug: string) => Number(await page.locator(`[data-product="${slug}"] [data-stock]`).getAttribute('data-stock'));
 
+/** Waits until every picture under `scope` has loaded (through the shop's back end); fails on a broken one. */
+async function picturesLoaded(page: Page, scope: string) {
+  await page.waitForFunction((selector) => [...document.querySelectorAll<HTMLImageElement>(`${selector} img`)].every((img) => img.complete), scope);
+  const sizes = await page.locator(`${scope} img`).evaluateAll((images) => images.map((img) => (img as HTMLImageElement).naturalWidth));
+  assert.ok(sizes.length > 0 && sizes.every((width) => width > 0), `pictures in ${scope}: ${sizes}`);
+}
+
 async function fillAddress(page: Page) {
   const form = page.locator('#address');
   for (const [name, value] of Object.entries({ street: 'Rua Augusta', number: '1508', city: 'São Paulo', state: 'SP', zipcode: '01001-000', country: 'BR' })) {
@@ -74,17 +82,22 @@ async function signIn(page: Page, base: string, email: string) {
   await page.locator('#message.ok').waitFor();
 }
 
-test('a shopper buys as a guest, then signs in and finds their orders from the API', { skip, timeout: 240_000 }, async () => {
-  const storefront = await startStorefront({ apiPort: await freePort(), webPort: await freePort() });
-  try {
+describe('on its own throwaway service with the demo store', { skip }, () => {
+  let storefront: Storefront;
+  before(async () => {
+    storefront = await startStorefront({ apiPort: await freePort(), webPort: await freePort() });
+  }, { timeout: 180_000 });
+  after(() => storefront?.stop());
+
+  test('a shopper buys as a guest, then signs in and finds their orders from the API', { timeout: 240_000 }, async () => {
     await withBrowser(async (page) => {
       const base = storefront.url;
       await page.goto(base);
       await page.locator('[data-product="oxford-shirt"]').waitFor({ timeout: 30_000 });
       assert.equal(await stockOf(page, 'oxford-shirt'), 5);
       assert.equal(await page.locator('[data-product="chambray-shirt"] .soldout').innerText(), 'Sold out');
-      // Its picture, or a neutral placeholder while the demo store's products have none.
-      assert.equal(await page.locator('[data-product="oxford-shirt"] .image').count(), 1, 'every card shows an image or a placeholder');
+      assert.equal(await page.locator('[data-product="oxford-shirt"] .placeholder').count(), 1, 'a product without pictures gets a neutral placeholder');
+      await picturesLoaded(page, '.grid [data-group]');
       await shot(page, '1-grid', { fullPage: false });
 
       await page.getByRole('button', { name: 'Accessories' }).click();
@@ -152,9 +165,91 @@ test('a shopper buys as a guest, then signs in and finds their orders from the A
       assert.equal(await stockOf(page, 'oxford-shirt'), 3, 'the stock shown dropped by the 2 bought');
       assert.equal(await page.locator('#cart-count').innerText(), '0');
     });
-  } finally {
-    await storefront.stop();
-  }
+  });
+
+  test('an item in colours and sizes: one card with its price range, a picker that disables a sold-out combination, only the chosen variant sold', { timeout: 240_000 }, async () => {
+    const base = storefront.url;
+    const { storefrontToken } = (await (await fetch(`${base}/config.json`)).json()) as { storefrontToken: string };
+    const stockOfShirts = async () => {
+      const answer = await fetch(`${storefront.apiUrl}/api/v1/product-groups/linen-shirt`, { headers: { authorization: `Bearer ${storefrontToken}` } });
+      const { group } = (await answer.json()) as { group: { products: Array<{ slug: string; quantity: number }> } };
+      return new Map(group.products.map((p) => [p.slug, p.quantity]));
+    };
+    const stockBefore = await stockOfShirts();
+    assert.equal(stockBefore.size, 9);
+    assert.equal(stockBefore.get('linen-shirt-blue-l'), 0);
+    await withBrowser(async (page) => {
+      await page.goto(base);
+      const card = page.locator('.grid [data-group="linen-shirt"]');
+      await card.waitFor({ timeout: 30_000 });
+      assert.equal(await card.count(), 1, 'one card for the nine variants');
+      assert.match(await card.innerText(), /Linen shirt\s+\$49\.90 – \$53\.90\s+In stock/, 'the price range of the group');
+      assert.match(String(await card.locator('img').getAttribute('src')), /^\/api\/images\/linen-shirt-\w+\.svg$/, 'its main picture, a path on the API');
+      await picturesLoaded(page, '.grid [data-group="linen-shirt"]');
+
+      // A search finds the sold-out Blue L first; its card opens a Blue shirt in stock instead.
+      await page.goto(`${base}/#/?q=blue%20linen`);
+      await page.locator('p.muted', { hasText: 'found for' }).waitFor();
+      assert.match(String(await card.getAttribute('href')), /^#\/p\/linen-shirt-blue-[sm]$/);
+
+      await page.goto(`${base}/#/p/linen-shirt-white-l`);
+      await page.locator('#choices fieldset').first().waitFor();
+      assert.deepEqual(await page.locator('#choices legend').allInnerTexts(), ['Color: White', 'Size: L'], 'a picker per option, in the group\'s order');
+      await page.getByRole('radio', { name: 'Blue' }).check();
+      // Blue L exists but is sold out: it is shown as such, and cannot be added.
+      await page.waitForFunction(() => location.hash === '#/p/linen-shirt-blue-l');
+      assert.equal(await page.locator('#variant .soldout').innerText(), 'Sold out');
+      assert.ok(await page.locator('#add').isDisabled());
+      const large = page.getByRole('radio', { name: 'L (sold out)' });
+      assert.ok((await large.isDisabled()) && (await large.isChecked()), 'the sold-out combination is disabled');
+      await page.getByRole('radio', { name: 'M', exact: true }).check();
+      await page.waitForFunction(() => location.hash === '#/p/linen-shirt-blue-m');
+      assert.match(await page.locator('#variant').innerText(), /\$51\.90/);
+      assert.ok(await page.getByRole('radio', { name: 'L (sold out)' }).isDisabled(), 'still disabled next to Blue');
+      assert.ok(!(await page.getByRole('radio', { name: 'White' }).isDisabled()), 'another colour can be chosen');
+
+      await page.reload();
+      await page.locator('#choices fieldset').first().waitFor();
+      assert.deepEqual(await page.locator('#choices input:checked').evaluateAll((inputs) => inputs.map((i) => (i as HTMLInputElement).value)), ['Blue', 'M'], 'the address keeps the variant');
+      assert.equal(Number(await page.locator('#variant [data-stock]').getAttribute('data-stock')), stockBefore.get('linen-shirt-blue-m'));
+      await picturesLoaded(page, '#gallery');
+      assert.equal(await page.locator('#gallery [data-picture]').count(), 2, 'a thumbnail per picture of the variant');
+      await page.locator('#picture-1').click();
+      assert.equal(await page.locator('#gallery img.large').getAttribute('src'), '/api/images/linen-weave.svg');
+      await page.locator('#picture-0').click();
+      await picturesLoaded(page, '#gallery');
+      await shot(page, '8-variant-product', { fullPage: false });
+
+      await page.locator('#quantity').fill('2');
+      await page.locator('#add').click();
+      await page.locator('#message.ok').waitFor();
+      assert.equal(await page.locator('#message').innerText(), 'Added 2 × Linen shirt (Blue / M) to your cart.');
+      await page.goto(`${base}/#/cart`);
+      await page.locator('#total').waitFor();
+      assert.match(await page.locator('table.lines tbody tr').first().innerText(), /Linen shirt\s+Blue \/ M\s+\$51\.90\s+.*\$103\.80/s);
+      await picturesLoaded(page, 'table.lines');
+      await page.locator('#checkout').click();
+      await page.locator('#address').waitFor();
+      await fillAddress(page);
+      await page.locator('#address').getByRole('button', { name: 'Place order' }).click();
+      await page.locator('#confirmation').waitFor({ timeout: 30_000 });
+      assert.match(await page.locator('#confirmation table').innerText(), /Linen shirt\s+Blue \/ M\s+\$51\.90\s+2\s+\$103\.80/, 'the line with its options, in the group\'s order');
+      await picturesLoaded(page, '#confirmation');
+      await shot(page, '9-variant-confirmation', { fullPage: false });
+      await page.getByRole('link', { name: 'All my orders' }).click();
+      await page.locator('#orders').waitFor();
+      assert.match(await page.locator('#orders').innerText(), /2 × Linen shirt\s+Blue \/ M/);
+      await picturesLoaded(page, '#orders');
+
+      await page.goto(`${base}/#/p/linen-shirt-blue-m`);
+      await page.locator('#variant [data-stock]').waitFor();
+      assert.equal(Number(await page.locator('#variant [data-stock]').getAttribute('data-stock')), stockBefore.get('linen-shirt-blue-m')! - 2, 'the page shows the new stock');
+    });
+    const stockAfter = await stockOfShirts();
+    for (const [slug, quantity] of stockBefore) {
+      assert.equal(stockAfter.get(slug), slug === 'linen-shirt-blue-m' ? quantity - 2 : quantity, `${slug}: only the variant bought has less`);
+    }
+  });
 });
 
 test('against a running service it did not start: that store, its sign-in and its orders', { skip, timeout: 180_000 }, async () => {
@@ -164,6 +259,13 @@ test('against a running service it did not start: that store, its sign-in and it
   const mugs = await createCollection(t, s, { slug: 'mugs', name: 'Mugs' });
   const mug = await createProduct(t, s, { slug: 'blue-mug', name: 'Blue mug', price: 1500, quantity: 4 });
   await addToCollection(t, s, mugs.id, mug.id);
+  // A tee in Red S, Red M (sold out) and Green S: Green M does not exist. Green's picture is on a
+  // host that cannot be reached; Red's is a path on this API.
+  const tee = (colour: string, size: string, quantity: number, url: string) =>
+    createProduct(t, s, { slug: `tee-${colour}-${size}`.toLowerCase(), name: 'Tee', price: colour === 'Red' ? 2000 : 2200, quantity, group: 'tee', options: { Colour: colour, Size: size }, images: [{ url, alt: `${colour} tee` }] });
+  await tee('Red', 'S', 2, '/api/images/sun-hat-black.svg');
+  await tee('Red', 'M', 0, '/api/images/sun-hat-black.svg');
+  await tee('Green', 'S', 3, 'https://images.invalid/green-tee.png');
   const storefront = await startStorefront({
     webPort: await freePort(),
     apiUrl: `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}/api`,
@@ -177,8 +279,19 @@ test('against a running service it did not start: that store, its sign-in and it
       await page.goto(storefront.url);
       await page.locator('[data-product="blue-mug"]').waitFor({ timeout: 30_000 });
       assert.equal(await page.locator('.brand').innerText(), 'Mug shop');
-      assert.equal(await page.locator('[data-product]').count(), 1, "only this store's products");
+      assert.equal(await page.locator('[data-product]').count(), 2, "only this store's items: the mug and the tee");
       assert.equal(await page.locator('[data-product="blue-mug"] .placeholder').count(), 1, 'a product without images gets a neutral placeholder');
+      assert.match(await page.locator('[data-group="tee"]').innerText(), /Tee\s+\$20\.00 – \$22\.00/);
+
+      await page.goto(`${storefront.url}/#/p/tee-red-s`);
+      await page.locator('#choices fieldset').first().waitFor();
+      await picturesLoaded(page, '#gallery');
+      assert.ok(await page.getByRole('radio', { name: 'M (sold out)' }).isDisabled(), 'Red M is sold out');
+      await page.getByRole('radio', { name: 'Green' }).check();
+      await page.waitForFunction(() => location.hash === '#/p/tee-green-s');
+      assert.ok(await page.getByRole('radio', { name: 'M (not available)' }).isDisabled(), 'there is no Green M');
+      await page.locator('#gallery .placeholder').waitFor();
+      assert.equal(await page.locator('#gallery img').count(), 0, 'a picture that cannot load leaves the placeholder');
       await signIn(page, storefront.url, 'grace@example.com');
       await buy(page, storefront.url, 'blue-mug', 3);
       assert.equal(await page.locator('#order-total').innerText(), '$45.00');

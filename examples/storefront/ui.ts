@@ -27,20 +27,23 @@ export function showFlash() {
   flashed = undefined;
 }
 
-/** A product image as the API gives it (`images: [{url, alt}]`, once products have them). */
-export interface ProductImage {
-  url: string;
-  alt: string;
+export type ProductImage = Product['images'][number];
+// A size is a class of its own: not 'card', which is the grid's card around the picture.
+type ImageSize = 'tile' | 'large' | 'thumb';
+
+/**
+ * One picture, or a neutral placeholder with the name's initial when there is none (or it fails to
+ * load). A url is https, or a path on the API's host: the page asks its own origin for it and the
+ * shop's back end forwards it to the API, as it forwards the API calls, whichever service it runs against.
+ */
+export function imageTag(image: ProductImage | undefined, name: string, size: ImageSize = 'tile'): string {
+  const placeholder = `<div class="image placeholder ${size}" role="img" aria-label="${escape(name)}: no picture yet"><span>${escape(name.slice(0, 1).toUpperCase())}</span></div>`;
+  if (!image || !/^(https:\/\/|\/(?!\/))/.test(image.url)) return placeholder;
+  return `<img class="image ${size}" src="${escape(image.url)}" alt="${escape(image.alt || name)}" loading="lazy" onerror="this.outerHTML=this.nextElementSibling.innerHTML"><template>${placeholder}</template>`;
 }
 
-/** The product's main image, or a neutral placeholder when it has none (or it fails to load). */
-export function productImage(product: Pick<Product, 'name'> & { images?: ProductImage[] }, size: 'card' | 'large' | 'thumb' = 'card'): string {
-  const image = product.images?.[0];
-  const placeholder = `<div class="image placeholder ${size}" role="img" aria-label="${escape(product.name)}: no picture yet"><span>${escape(product.name.slice(0, 1).toUpperCase())}</span></div>`;
-  // A url is https or a path on the API's origin, which this page's back end forwards.
-  if (!image || !/^(https:\/\/|\/)/.test(image.url)) return placeholder;
-  return `<img class="image ${size}" src="${escape(image.url)}" alt="${escape(image.alt || product.name)}" loading="lazy" onerror="this.outerHTML=this.nextElementSibling.innerHTML"><template>${placeholder}</template>`;
-}
+/** The product's main image (its first), or the placeholder. */
+export const productImage = (product: Pick<Product, 'name' | 'images'>, size: ImageSize = 'tile') => imageTag(product.images[0], product.name, size);
 
 export const priceText = (p: { price: number; originalPrice: number | null }) =>
   `<span class="price">${money(p.price)}</span>${p.originalPrice && p.originalPrice > p.price ? ` <span class="was">${money(p.originalPrice)}</span>` : ''}`;

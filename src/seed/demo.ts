@@ -72,12 +72,12 @@ export async function seedDemoStore(db: Database): Promise<CreatedStore | undefi
   if ((await countStores(db)) > 0) return undefined;
   const created = await createStore(db, 'demo', 'Demo store');
   const store = created.store.slug;
-  await withRecordedEvents(db, store, async (tx, record) => {
-    const collectionIds = new Map<string, string>();
+  const collectionIds = await withRecordedEvents(db, store, async (tx, record) => {
+    const ids = new Map<string, string>();
     for (const c of COLLECTIONS) {
-      const parents = 'parent' in c ? [collectionIds.get(c.parent)!] : undefined;
+      const parents = 'parent' in c ? [ids.get(c.parent)!] : undefined;
       const { collection } = await catalog.createCollection(tx, record, store, { slug: c.slug, name: c.name, description: c.description, parents });
-      collectionIds.set(c.slug, collection.id);
+      ids.set(c.slug, collection.id);
     }
     for (const [index, [name, collection, price]] of ITEMS.entries()) {
       const slug = slugify(name);
@@ -92,14 +92,21 @@ export async function seedDemoStore(db: Database): Promise<CreatedStore | undefi
         status: slug === 'notebook' ? 'DRAFT' : 'ACTIVE',
         description: describe(name, `DEMO-${index + 1}`),
       });
-      await catalog.addProductToCollection(tx, record, store, collectionIds.get(collection)!, product.id);
+      await catalog.addProductToCollection(tx, record, store, ids.get(collection)!, product.id);
     }
-    for (const { collection, body } of GROUPS.flatMap(variantsOf)) {
+    // Archived once its products are in: products only it holds leave the storefront.
+    await catalog.updateCollection(tx, record, store, ids.get('last-season')!, { archived: true });
+    return ids;
+  });
+  // A group lists its variants oldest first, and its option values in that order (S, M, L): each
+  // variant gets its own transaction, a millisecond apart, since a transaction's products share
+  // one creation time and would fall back to the order of their random ids.
+  for (const { collection, body } of GROUPS.flatMap(variantsOf)) {
+    await new Promise((resolve) => setTimeout(resolve, 2));
+    await withRecordedEvents(db, store, async (tx, record) => {
       const { product } = await catalog.createProduct(tx, record, store, body);
       await catalog.addProductToCollection(tx, record, store, collectionIds.get(collection)!, product.id);
-    }
-    // Archive last: products only it holds leave the storefront.
-    await catalog.updateCollection(tx, record, store, collectionIds.get('last-season')!, { archived: true });
-  });
+    });
+  }
   return created;
 }

@@ -2,6 +2,7 @@
 import type { Cart, Product, ProductLine } from '../../../clients/typescript/src/index.js';
 import { cartId, rememberCart, shop } from '../shop.js';
 import { escape, explain, money, productImage, show, view } from '../ui.js';
+import { optionsText, productLabel } from '../variants.js';
 
 /** The shopper's cart while it can still change, or undefined (none, expired or ordered). */
 export async function currentCart(): Promise<Cart | undefined> {
@@ -19,7 +20,7 @@ export async function updateCartCount(cart?: Cart) {
 }
 
 export async function addToCart(product: Product, quantity: number) {
-  const names = new Map([[product.id, product.name]]);
+  const names = new Map([[product.id, productLabel(product)]]);
   const id = cartId();
   const line = { id: product.id, quantity };
   const result = id
@@ -36,17 +37,21 @@ export async function addToCart(product: Product, quantity: number) {
   if (warnings.length > 0) return show(explain({ code: warnings[0]!.code, errors: warnings }, names));
   rememberCart(result.data.cart.id);
   await updateCartCount(result.data.cart);
-  show(`Added ${quantity} × ${product.name} to your cart.`, 'ok');
+  show(`Added ${quantity} × ${productLabel(product)} to your cart.`, 'ok');
 }
 
-/** Lines with unit price, quantity and line total; editable in the cart, read-only on an order. */
-export function linesTable(lines: ProductLine[], editable: boolean): string {
+/**
+ * Lines with their picture and options, unit price, quantity and line total; editable in the cart,
+ * read-only on an order. `optionNames` orders each group's option names (see optionsText).
+ */
+export function linesTable(lines: ProductLine[], editable: boolean, optionNames = new Map<string, string[]>()): string {
   const rows = lines.map((l) => {
     // A cart line's `price` is the product's current unit price; an order line's, the price paid.
     const quantity = editable
-      ? `<input class="input qty" type="number" min="0" value="${l.order.quantity}" data-quantity="${l.id}" aria-label="Quantity of ${escape(l.name)}">`
+      ? `<input class="input qty" type="number" min="0" value="${l.order.quantity}" data-quantity="${l.id}" aria-label="Quantity of ${escape(productLabel(l))}">`
       : String(l.order.quantity);
-    return `<tr data-line="${l.id}"><td><div class="item">${productImage(l, 'thumb')}<span>${escape(l.name)}</span></div></td>
+    const options = optionsText(l.options, optionNames.get(l.group ?? ''));
+    return `<tr data-line="${l.id}"><td><div class="item">${productImage(l, 'thumb')}<span>${escape(l.name)}${options ? `<span class="options">${escape(options)}</span>` : ''}</span></div></td>
       <td class="num">${money(l.price)}</td><td class="num">${quantity}</td><td class="num">${money(l.order.price)}</td>
       ${editable ? `<td><button class="button secondary small" data-remove="${l.id}">Remove</button></td>` : ''}</tr>`;
   });
@@ -67,7 +72,7 @@ export async function renderCart() {
     view.innerHTML = '<h1>Your cart</h1><p>Your cart is empty. <a href="#/">Keep shopping</a>.</p>';
     return;
   }
-  const names = new Map(cart.products.map((l) => [l.id, l.name]));
+  const names = new Map(cart.products.map((l) => [l.id, productLabel(l)]));
   view.innerHTML = `<h1>Your cart</h1>${linesTable(cart.products, true)}${cartSummary(cart)}
     <div class="actions"><a class="button secondary" href="#/">Keep shopping</a><button class="button primary" id="checkout">Check out</button></div>`;
   view.querySelectorAll<HTMLInputElement>('[data-quantity]').forEach((input) =>

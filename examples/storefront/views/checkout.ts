@@ -2,6 +2,7 @@
 import type { AddressInput } from '../../../clients/typescript/src/index.js';
 import { checkoutCustomer, config, customer, forgetCustomer, me, rememberCart } from '../shop.js';
 import { escape, explain, money, show, view } from '../ui.js';
+import { productLabel } from '../variants.js';
 import { currentCart, updateCartCount } from './cart.js';
 
 const ADDRESS_FIELDS: Array<[name: keyof AddressInput, label: string, required: boolean]> = [
@@ -42,7 +43,7 @@ export async function renderCheckout() {
       if (address.error?.code === 'UNAUTHORIZED') forgetCustomer();
       return show(explain(address.error));
     }
-    const names = new Map(cart.products.map((l) => [l.id, l.name]));
+    const names = new Map(cart.products.map((l) => [l.id, productLabel(l)]));
     const placed = await me.POST('/api/v1/{customer}/orders', {
       params: { path, header: { 'Idempotency-Key': crypto.randomUUID() } },
       body: { id: cart.id, address: address.data.address.id },

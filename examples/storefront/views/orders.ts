@@ -1,7 +1,8 @@
 /** The order confirmation and the order history, both read from the API for the current customer. */
-import type { Order } from '../../../clients/typescript/src/index.js';
+import type { Order, ProductLine } from '../../../clients/typescript/src/index.js';
 import { config, customer, me } from '../shop.js';
-import { escape, explain, money, orderNumber, show, statusWords, view } from '../ui.js';
+import { escape, explain, money, orderNumber, productImage, show, statusWords, view } from '../ui.js';
+import { optionNamesOf, optionsText } from '../variants.js';
 import { linesTable } from './cart.js';
 
 const placedAt = (order: Order) => new Date(order.createdAt).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
@@ -13,13 +14,14 @@ export async function renderOrder(id: string) {
   if (!data) return show(error?.code === 'NOT_FOUND' ? 'This order is not one of yours.' : explain(error));
   const o = data.order;
   const a = o.address;
+  const optionNames = await optionNamesOf(o.products);
   view.innerHTML = `<div class="confirmation" id="confirmation">
     <h1>Thank you for your order!</h1>
     <dl class="facts"><div><dt>Order number</dt><dd id="order-number">${orderNumber(o.id)}</dd></div>
       <div><dt>Placed</dt><dd>${placedAt(o)}</dd></div>
       <div><dt>Status</dt><dd id="order-status">${statusWords(o.status)}</dd></div>
       <div><dt>Total</dt><dd class="price" id="order-total">${money(o.price)}</dd></div></dl>
-    ${linesTable(o.products, false)}
+    ${linesTable(o.products, false, optionNames)}
     <p>It ships to ${escape(a.street)} ${escape(a.number)}${a.complement ? `, ${escape(a.complement)}` : ''}, ${escape(a.city)} ${escape(a.state)} ${escape(a.zipcode)}, ${escape(a.country)}.</p>
     <div class="actions"><a class="button secondary" href="#/orders">All my orders</a><a class="button primary" href="#/">Keep shopping</a></div></div>`;
 }
@@ -32,9 +34,14 @@ export async function renderOrders() {
   if (!data) return show(explain(error));
   const who = buyer.email ? `<p class="muted">Orders of ${escape(buyer.email)}.</p>` : `<p class="muted">Orders of this guest session.${signInHint}</p>`;
   if (data.orders.length === 0) return void (view.innerHTML = `<h1>My orders</h1>${who}<p>No orders yet.</p>`);
+  const optionNames = await optionNamesOf(data.orders.flatMap((o) => o.products));
+  const item = (l: ProductLine) => {
+    const options = optionsText(l.options, optionNames.get(l.group ?? ''));
+    return `<li class="item">${productImage(l, 'thumb')}<span>${l.order.quantity} × ${escape(l.name)}${options ? ` <span class="options">${escape(options)}</span>` : ''}</span></li>`;
+  };
   const rows = data.orders.map(
     (o) => `<tr><td><a href="#/orders/${o.id}">${orderNumber(o.id)}</a></td><td>${placedAt(o)}</td>
-      <td>${o.products.map((l) => `${l.order.quantity} × ${escape(l.name)}`).join(', ')}</td><td class="num">${money(o.price)}</td><td>${statusWords(o.status)}</td></tr>`,
+      <td><ul class="order-items">${o.products.map(item).join('')}</ul></td><td class="num">${money(o.price)}</td><td>${statusWords(o.status)}</td></tr>`,
   );
   view.innerHTML = `<h1>My orders</h1>${who}<table class="lines" id="orders"><thead><tr><th>Order</th><th>Placed</th><th>Items</th><th class="num">Total</th><th>Status</th></tr></thead>
     <tbody>${rows.join('')}</tbody></table>`;
