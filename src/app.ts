@@ -18,6 +18,7 @@ import operationsRoutes from './modules/operations/routes.js';
 import storesAdminRoutes from './modules/stores/admin-routes.js';
 import catalogRoutes from './modules/catalog/routes.js';
 import catalogAdminRoutes from './modules/catalog/admin-routes.js';
+import discountAdminRoutes from './modules/discounts/routes.js';
 import cartRoutes from './modules/carts/routes.js';
 import addressRoutes from './modules/addresses/routes.js';
 import orderRoutes from './modules/orders/routes.js';
@@ -194,6 +195,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(addressRoutes, { prefix: '/api' });
   await app.register(orderRoutes, { prefix: '/api' });
   await app.register(orderAdminRoutes, { prefix: '/api' });
+  await app.register(discountAdminRoutes, { prefix: '/api' });
   await app.register(customerRoutes, { prefix: '/api' });
   await app.register(customerAuthAdminRoutes, { prefix: '/api' });
   await app.register(eventRoutes, { prefix: '/api' });

@@ -7,6 +7,7 @@
  *   npm run cli -- token list [--store <slug>]
  * `--store` may be left out while the database holds a single store.
  *   npm run cli -- webhook ... (see src/modules/webhooks/cli.ts)
+ *   npm run cli -- discount create <CODE> --type percentage|fixed --value <n> [...]; discount list
  * Answers are JSON on stdout; `--help` prints the usage and exits 0; exit code 2 for bad usage,
  * 1 for a refusal or failure.
  */
@@ -18,6 +19,7 @@ import { AppError } from './plugins/errors.js';
 import * as stores from './modules/stores/index.js';
 import { ISSUABLE_TOKEN_KINDS, listStoreSlugs, type IssuableTokenKind } from './modules/stores/index.js';
 import { WEBHOOK_USAGE, webhookCommand } from './modules/webhooks/cli.js';
+import * as discounts from './modules/discounts/index.js';
 
 const KINDS = ISSUABLE_TOKEN_KINDS.join('|');
 const USAGE = `usage:
@@ -26,10 +28,16 @@ const USAGE = `usage:
   npm run cli -- token create [--store <slug>] --kind ${KINDS}
   npm run cli -- token revoke [--store <slug>] <token-id>
   npm run cli -- token list [--store <slug>]
+  npm run cli -- discount create [--store <slug>] <CODE> --type percentage|fixed --value <n>
+      [--min-subtotal <n>] [--usage-limit <n>] [--once-per-customer] [--starts-at <iso>] [--ends-at <iso>]
+  npm run cli -- discount list [--store <slug>]
 --store may be left out while the database holds a single store.
 ${WEBHOOK_USAGE}`;
 
 class UsageError extends Error {}
+const usageError = (message: string): never => {
+  throw new UsageError(message);
+};
 /** `--help`: the usage on stdout, and success. */
 class HelpRequested extends Error {}
 
@@ -43,6 +51,8 @@ function parse(argv: string[]): Command {
       name: { type: 'string' }, store: { type: 'string' }, kind: { type: 'string' }, help: { type: 'boolean', short: 'h' },
       url: { type: 'string' }, events: { type: 'string' }, description: { type: 'string' }, status: { type: 'string' },
       disable: { type: 'boolean' }, enable: { type: 'boolean' },
+      type: { type: 'string' }, value: { type: 'string' }, 'min-subtotal': { type: 'string' }, 'usage-limit': { type: 'string' },
+      'once-per-customer': { type: 'boolean' }, 'starts-at': { type: 'string' }, 'ends-at': { type: 'string' },
     },
   });
   if (values.help) throw new HelpRequested();
@@ -74,6 +84,33 @@ function parse(argv: string[]): Command {
   if (noun === 'token' && verb === 'list' && positionals.length === 2) {
     const slug = store();
     return async (d) => ({ tokens: await stores.listTokens(d.db, await slug(d)) });
+  }
+  if (noun === 'discount' && verb === 'create' && arg && positionals.length === 3) {
+    const int = (name: string, text: string | undefined, min: number) => {
+      if (text === undefined) return undefined;
+      if (!/^\d+$/.test(text) || Number(text) < min) throw new UsageError(`--${name} must be an integer >= ${min}`);
+      return Number(text);
+    };
+    const when = (name: string, text: string | undefined) => {
+      if (text !== undefined && Number.isNaN(Date.parse(text))) throw new UsageError(`--${name} must be an ISO 8601 timestamp`);
+      return text === undefined ? undefined : new Date(text).toISOString();
+    };
+    if (!/^[A-Za-z0-9_-]{3,40}$/.test(arg)) throw new UsageError('the code must be 3..40 letters, digits, _ or -');
+    if (values.type !== 'percentage' && values.type !== 'fixed') throw new UsageError('--type must be percentage or fixed');
+    const body = {
+      code: arg, type: values.type as 'percentage' | 'fixed', value: int('value', values.value, 1) ?? usageError('--value is required'),
+      minSubtotal: int('min-subtotal', values['min-subtotal'], 0), usageLimit: int('usage-limit', values['usage-limit'], 1),
+      oncePerCustomer: values['once-per-customer'], startsAt: when('starts-at', values['starts-at']), endsAt: when('ends-at', values['ends-at']),
+    };
+    const slug = store();
+    return async (d) => {
+      const target = await slug(d);
+      return d.db.transaction((tx) => discounts.createDiscount(tx, target, body));
+    };
+  }
+  if (noun === 'discount' && verb === 'list' && positionals.length === 2) {
+    const slug = store();
+    return async (d) => discounts.listDiscounts(d.db, await slug(d), { limit: 250 });
   }
   if (noun === 'webhook') {
     const usage = (message: string): never => {

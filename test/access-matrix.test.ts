@@ -80,6 +80,7 @@ const BODIES: Record<string, () => unknown> = {
   'POST /api/v1/carts': () => ({ products: [{ id: randomUUID(), quantity: 1 }] }),
   'POST /api/v1/carts/:id/products': () => ({ id: randomUUID(), quantity: 1 }),
   'PATCH /api/v1/carts/:id/products/:pid': () => ({ quantity: 1 }),
+  'POST /api/v1/carts/:id/discount': () => ({ code: 'WELCOME10' }),
   'POST /api/v1/:customer/addresses': () => ({ address: ADDRESS }),
   'POST /api/v1/:customer/orders': () => ({ address: randomUUID(), products: [{ id: randomUUID(), quantity: 1 }] }),
   'POST /api/v1/customer-tokens': () => ({ customerId: randomUUID() }),
@@ -92,6 +93,8 @@ const BODIES: Record<string, () => unknown> = {
   'PATCH /api/v1/admin/collections/:id': () => ({ name: 'C2' }),
   'POST /api/v1/admin/collections/:id/products': () => ({ id: randomUUID() }),
   'PATCH /api/v1/admin/orders/:id': () => ({ status: 'PAID' }),
+  'POST /api/v1/admin/discounts': () => ({ code: `M${randomUUID().slice(0, 8)}`, type: 'fixed', value: 1 }),
+  'PATCH /api/v1/admin/discounts/:id': () => ({ value: 2 }),
   // A loopback URL: refused (422) without any lookup or traffic, after authorization.
   'POST /api/v1/admin/webhooks': () => ({ url: 'https://127.0.0.1/orders', events: ['order.created'] }),
   'PATCH /api/v1/admin/webhooks/:id': () => ({ description: 'd' }),

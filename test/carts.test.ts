@@ -6,6 +6,7 @@ import { queryRows } from '../src/db/client.js';
 import { expireCarts } from '../src/modules/carts/expiry-job.js';
 import { startTestApp } from './support/app.js';
 import { TEST_DATABASE_URL } from './support/database.js';
+import { createAddress, placeOrder } from './support/shop.js';
 import { addToCollection, assertProblem, createCollection, createProduct, createStore, type TestStore } from './support/factories.js';
 
 const t = await startTestApp();
@@ -26,7 +27,7 @@ test('POST /v1/carts creates a PENDING cart with the contract shape and totals',
   assert.equal(r.status, 201);
   const cart = r.json.cart;
   assert.equal(r.json.warnings, undefined);
-  assert.deepEqual(Object.keys(cart).sort(), ['addressId', 'createdAt', 'customerId', 'deletedAt', 'expiresAt', 'id', 'originalPrice', 'price', 'products', 'status', 'store', 'updatedAt']);
+  assert.deepEqual(Object.keys(cart).sort(), ['addressId', 'createdAt', 'customerId', 'deletedAt', 'discount', 'discountTotal', 'expiresAt', 'heldUntil', 'id', 'originalPrice', 'price', 'products', 'status', 'store', 'total', 'updatedAt']);
   assert.equal(cart.status, 'PENDING');
   assert.equal(cart.store, s.slug);
   assert.equal(cart.customerId, null);
@@ -251,6 +252,21 @@ test('the expiry job marks expired carts and purges long-expired ones, in batche
   assert.equal(lines[0]?.n, 0, 'its lines went with it');
   assertProblem(await t.request('GET', `/api/v1/carts/${ids[0]}`, { token: s.storefront }), 404, 'NOT_FOUND');
   assertProblem(await t.request('POST', `/api/v1/carts/${ids[1]}/products`, { token: s.storefront, body: { id: a.id, quantity: 1 } }), 409, 'CART_EXPIRED');
+});
+
+test('the expiry job never purges a cart an order was placed from, even long expired and deleted', async () => {
+  const s = await createStore(t);
+  const a = await createProduct(t, s);
+  const cart = await newCart(s, [{ id: a.id, quantity: 1 }]);
+  const { customer, address } = await createAddress(t, s);
+  const placed = await placeOrder(t, s, customer, { id: cart.id, address: address.id });
+  assert.equal(placed.status, 201);
+  await t.database.db.execute(sql`update carts set expires_at = now() - interval '40 days', deleted_at = now() where id = ${cart.id}`);
+  await expireCarts(t.database.db, { purgeAfterSeconds: 30 * 86400 });
+  const left = await queryRows<{ status: string }>(t.database.db, sql`select status from carts where id = ${cart.id}`);
+  assert.deepEqual(left.map((r) => r.status), ['COMPLETED']);
+  const order = await t.request('GET', `/api/v1/${customer}/orders/${placed.json.order.id}`, { token: s.server });
+  assert.equal(order.status, 200);
 });
 
 test('20 concurrent adds of one unit to one cart all count', async () => {

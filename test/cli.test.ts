@@ -34,6 +34,16 @@ test('store create prints the store and its tokens as JSON; the tokens work on t
   assert.equal(revoked.status, 0, revoked.stderr);
   assert.ok(revoked.json.token.revokedAt);
 
+  const discount = cli('discount', 'create', '--store', slug, 'welcome10', '--type', 'percentage', '--value', '10', '--usage-limit', '100');
+  assert.equal(discount.status, 0, discount.stderr);
+  assert.deepEqual([discount.json.discount.code, discount.json.discount.value, discount.json.discount.usageLimit], ['WELCOME10', 10, 100]);
+  assert.equal(cli('discount', 'create', '--store', slug, 'WELCOME10', '--type', 'fixed', '--value', '5').status, 1, 'a code in use is refused');
+  assert.equal(cli('discount', 'create', '--store', slug, 'PCT', '--type', 'percentage', '--value', '150').status, 1, 'a percentage over 100 is refused');
+  assert.equal(cli('discount', 'create', '--store', slug, 'NOVALUE', '--type', 'fixed').status, 2);
+  const discounts = cli('discount', 'list', '--store', slug);
+  assert.equal(discounts.status, 0, discounts.stderr);
+  assert.deepEqual(discounts.json.discounts.map((d: { code: string }) => d.code), ['WELCOME10']);
+
   const server = await startServerProcess(dbEnv);
   try {
     assert.equal((await call(server.base, 'GET', '/v1/products', { token: storefront })).status, 200);

@@ -122,6 +122,32 @@ test('every operation answers as the document says, on happy and error paths', a
   await call(t, 'DELETE', `/api/v1/carts/${cart.id}/products/${scarce.id}`, { token: s.storefront });
   await call(t, 'DELETE', `/api/v1/carts/${unknown}/products/${scarce.id}`, { token: s.storefront });
 
+  // Discount codes: the admin API, then the cart's code.
+  const welcome = (await call(t, 'POST', '/api/v1/admin/discounts', { token: s.admin, body: { code: 'welcome10', type: 'percentage', value: 10 } })).json.discount;
+  await call(t, 'POST', '/api/v1/admin/discounts', { token: s.admin, body: { code: 'WELCOME10', type: 'fixed', value: 100 } });
+  await call(t, 'POST', '/api/v1/admin/discounts', { token: s.admin, body: { code: 'x', type: 'percentage', value: 500 } });
+  await call(t, 'GET', '/api/v1/admin/discounts', { token: s.admin });
+  await call(t, 'GET', '/api/v1/admin/discounts', { token: s.storefront });
+  await call(t, 'GET', `/api/v1/admin/discounts/${welcome.id}`, { token: s.admin });
+  await call(t, 'GET', `/api/v1/admin/discounts/${unknown}`, { token: s.admin });
+  await call(t, 'PATCH', `/api/v1/admin/discounts/${welcome.id}`, { token: s.admin, body: { value: 15 } });
+  await call(t, 'PATCH', `/api/v1/admin/discounts/${welcome.id}`, { token: s.admin, body: { code: 'OTHER' } });
+  const gone = (await call(t, 'POST', '/api/v1/admin/discounts', { token: s.admin, body: { code: 'gone1', type: 'fixed', value: 100 } })).json.discount;
+  await call(t, 'DELETE', `/api/v1/admin/discounts/${gone.id}`, { token: s.admin });
+  await call(t, 'DELETE', `/api/v1/admin/discounts/${gone.id}`, { token: s.admin });
+  await call(t, 'POST', `/api/v1/carts/${cart.id}/discount`, { token: s.storefront, body: { code: 'gone1' } });
+  await call(t, 'POST', `/api/v1/carts/${cart.id}/discount`, { token: s.storefront, body: { code: 'welcome10' } });
+  await call(t, 'DELETE', `/api/v1/carts/${cart.id}/discount`, { token: s.storefront });
+  await call(t, 'DELETE', `/api/v1/carts/${unknown}/discount`, { token: s.storefront });
+  await call(t, 'POST', `/api/v1/carts/${cart.id}/discount`, { token: s.storefront, body: { code: 'welcome10' } });
+
+  // Checkout holds: the order below comes from a held cart with a code.
+  await call(t, 'POST', `/api/v1/carts/${cart.id}/hold`, { token: s.storefront });
+  await call(t, 'POST', `/api/v1/carts/${unknown}/hold`, { token: s.storefront });
+  await call(t, 'DELETE', `/api/v1/carts/${cart.id}/hold`, { token: s.storefront });
+  await call(t, 'DELETE', `/api/v1/carts/${unknown}/hold`, { token: s.storefront });
+  await call(t, 'POST', `/api/v1/carts/${cart.id}/hold`, { token: s.storefront });
+
   // Customer credentials.
   const guest = await call(t, 'POST', '/api/v1/guest-sessions', { token: s.storefront });
   await call(t, 'POST', '/api/v1/guest-sessions', { token: s.storefront, body: { name: 'x' } });

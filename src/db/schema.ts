@@ -202,6 +202,45 @@ export const collectionParents = pgTable(
   ],
 );
 
+/** A discount as an order applied it, kept as it was. */
+export type DiscountSnapshot = { code: string; type: 'percentage' | 'fixed'; value: number; amount: number };
+
+/**
+ * Discount codes. `code` is stored upper-case and unique per store among non-deleted discounts.
+ * `usage_count` counts the placed orders that are not cancelled; orders change it with a guarded
+ * statement under the row's lock, so it never passes `usage_limit` (which an admin may still lower
+ * below it: the code is then used up).
+ */
+export const discounts = pgTable(
+  'discounts',
+  {
+    store: store(),
+    id: id(),
+    code: text('code').notNull(),
+    type: text('type', { enum: ['percentage', 'fixed'] }).notNull(),
+    value: integer('value').notNull(),
+    minSubtotal: bigint('min_subtotal', { mode: 'number' }).notNull().default(0),
+    startsAt: ts('starts_at'),
+    endsAt: ts('ends_at'),
+    usageLimit: integer('usage_limit'),
+    usageCount: integer('usage_count').notNull().default(0),
+    oncePerCustomer: boolean('once_per_customer').notNull().default(false),
+    products: jsonb('products').$type<string[]>().notNull().default([]),
+    collections: jsonb('collections').$type<string[]>().notNull().default([]),
+    active: boolean('active').notNull().default(true),
+    createdAt: createdAt(),
+    updatedAt: ts('updated_at'),
+    deletedAt: ts('deleted_at'),
+  },
+  (t) => [
+    primaryKey({ columns: [t.store, t.id] }),
+    uniqueIndex('discounts_store_code_key').on(t.store, t.code).where(sql`${t.deletedAt} is null`),
+    index('discounts_store_created_at_idx').on(t.store, t.createdAt.desc(), t.id.desc()),
+    check('discounts_type_check', sql`${t.type} in ('percentage', 'fixed')`),
+    check('discounts_usage_check', sql`${t.usageCount} >= 0`),
+  ],
+);
+
 export const carts = pgTable(
   'carts',
   {
@@ -214,6 +253,10 @@ export const carts = pgTable(
     updatedAt: ts('updated_at'),
     deletedAt: ts('deleted_at'),
     expiresAt: ts('expires_at').notNull(),
+    /** The discount code set on the cart (POST /v1/carts/:id/discount); it may stop applying. */
+    discountId: uuid('discount_id'),
+    /** Until when the cart's checkout hold lasts (its units are in cart_holds); null: no hold. */
+    heldUntil: ts('held_until'),
   },
   (t) => [
     primaryKey({ columns: [t.store, t.id] }),
@@ -241,6 +284,32 @@ export const cartLines = pgTable(
     foreignKey({ columns: [t.store, t.cartId], foreignColumns: [carts.store, carts.id] }),
     foreignKey({ columns: [t.store, t.productId], foreignColumns: [products.store, products.id] }),
     check('cart_lines_quantity_check', sql`${t.quantity} > 0`),
+  ],
+);
+
+/**
+ * Checkout holds: units of a product a cart holds until `until` (the cart's `held_until`). A hold
+ * never changes the stock: what is available is the stock less the holds whose `until` has not
+ * passed, so a hold ends on its own with no job. Rows of ended holds are deleted with their cart's
+ * next change, order or purge; until then `until` filters them out.
+ */
+export const cartHolds = pgTable(
+  'cart_holds',
+  {
+    store: store(),
+    cartId: uuid('cart_id').notNull(),
+    productId: uuid('product_id').notNull(),
+    quantity: integer('quantity').notNull(),
+    until: ts('until').notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.store, t.cartId, t.productId] }),
+    foreignKey({ columns: [t.store, t.cartId], foreignColumns: [carts.store, carts.id] }),
+    // Whether a store has unexpired holds, and the next to expire (catalog answers are valid until then).
+    index('cart_holds_store_until_idx').on(t.store, t.until),
+    // What is held of some products (their sums), for catalog reads, holds and orders.
+    index('cart_holds_store_product_idx').on(t.store, t.productId, t.until),
+    check('cart_holds_quantity_check', sql`${t.quantity} > 0`),
   ],
 );
 
@@ -281,6 +350,10 @@ export const orders = pgTable(
     status: text('status', { enum: ['CREATED', 'PAID', 'FULFILLED', 'CANCELLED'] }).notNull().default('CREATED'),
     price: bigint('price', { mode: 'number' }).notNull(),
     originalPrice: bigint('original_price', { mode: 'number' }),
+    /** The discount used, for its usage count and once-per-customer rule; `discount` is what was applied. */
+    discountId: uuid('discount_id'),
+    discount: jsonb('discount').$type<DiscountSnapshot>(),
+    discountTotal: bigint('discount_total', { mode: 'number' }).notNull().default(0),
     createdAt: createdAt(),
     updatedAt: ts('updated_at'),
     deletedAt: ts('deleted_at'),
@@ -288,6 +361,8 @@ export const orders = pgTable(
   (t) => [
     primaryKey({ columns: [t.store, t.id] }),
     foreignKey({ columns: [t.store, t.addressId], foreignColumns: [addresses.store, addresses.id] }),
+    // Once per customer: the orders of a customer with a code, read under the discount's lock.
+    index('orders_store_discount_customer_idx').on(t.store, t.discountId, t.customerId).where(sql`${t.discountId} is not null`),
     foreignKey({ columns: [t.store, t.cartId], foreignColumns: [carts.store, carts.id] }),
     uniqueIndex('orders_store_cart_key').on(t.store, t.cartId).where(sql`${t.cartId} is not null`),
     index('orders_store_customer_created_idx').on(t.store, t.customerId, t.createdAt.desc(), t.id.desc()),
@@ -330,8 +405,8 @@ export const orderLines = pgTable(
 );
 
 /**
- * Safe retries: the first completed answer per store, caller and key. A row in state `running` is a
- * request still in flight; its lease lets a retry take over after a crash.
+ * Safe retries: the first completed answer per store, caller and key. A key in flight is held by a
+ * transaction-level advisory lock, not by a row, so every row is a completed answer.
  */
 export const idempotencyKeys = pgTable(
   'idempotency_keys',
@@ -344,11 +419,16 @@ export const idempotencyKeys = pgTable(
     caller: text('caller').notNull(),
     key: text('key').notNull(),
     fingerprint: text('fingerprint').notNull(),
-    state: text('state', { enum: ['running', 'done'] }).notNull(),
+    /**
+     * Unused since keys in flight became advisory locks: nullable so that processes of the earlier
+     * release, which still write them, and of this one run side by side during a rolling upgrade.
+     * A later release drops them.
+     */
+    state: text('state', { enum: ['running', 'done'] }),
     responseStatus: integer('response_status'),
     responseBody: text('response_body'),
     createdAt: createdAt(),
-    leaseUntil: ts('lease_until').notNull(),
+    leaseUntil: ts('lease_until'),
     expiresAt: ts('expires_at').notNull(),
   },
   (t) => [

@@ -20,6 +20,7 @@ export const ERROR_STATUS = {
   IDEMPOTENCY_KEY_REUSED: 422,
   COLLECTION_CYCLE: 422,
   WEBHOOK_URL_NOT_ALLOWED: 422,
+  DISCOUNT_NOT_APPLICABLE: 422,
   REQUEST_TIMEOUT: 408,
   RATE_LIMITED: 429,
   INTERNAL: 500,
@@ -46,6 +47,7 @@ export const TITLES: Record<ErrorCode, string> = {
   IDEMPOTENCY_KEY_REUSED: 'The Idempotency-Key was used with another request',
   COLLECTION_CYCLE: 'The collection hierarchy would contain a cycle',
   WEBHOOK_URL_NOT_ALLOWED: 'The webhook URL is not allowed',
+  DISCOUNT_NOT_APPLICABLE: 'The discount code does not apply',
   REQUEST_TIMEOUT: 'The request did not arrive in time',
   RATE_LIMITED: 'Too many requests',
   INTERNAL: 'Internal error',
@@ -55,6 +57,8 @@ export const TITLES: Record<ErrorCode, string> = {
 export interface ProblemExtra {
   /** Field problems, or one `{productId, requested, available}` entry per product for stock. */
   errors?: unknown[];
+  /** Why a discount code does not apply (DISCOUNT_NOT_APPLICABLE). */
+  reason?: string;
   headers?: Record<string, string>;
   /** Why, for the log only: never in the answer. */
   cause?: string;

@@ -49,6 +49,12 @@ const problemProperties = {
       description: 'field problems `{field, message}`, or per product `{productId, requested, available}`',
     }),
   ),
+  reason: Type.Optional(
+    Type.String({
+      description: 'DISCOUNT_NOT_APPLICABLE only: unknown, inactive, not_started, expired, used_up, min_subtotal, no_eligible_products or already_used',
+      examples: ['used_up'],
+    }),
+  ),
 };
 
 /**

@@ -38,6 +38,10 @@ export const ROUTE_ACCESS: Readonly<Record<string, Access>> = {
   'POST /api/v1/carts/:id/products': catalogAndCarts,
   'PATCH /api/v1/carts/:id/products/:pid': catalogAndCarts,
   'DELETE /api/v1/carts/:id/products/:pid': catalogAndCarts,
+  'POST /api/v1/carts/:id/discount': catalogAndCarts,
+  'DELETE /api/v1/carts/:id/discount': catalogAndCarts,
+  'POST /api/v1/carts/:id/hold': catalogAndCarts,
+  'DELETE /api/v1/carts/:id/hold': catalogAndCarts,
 
   'POST /api/v1/guest-sessions': guestSessions,
 
@@ -64,6 +68,11 @@ export const ROUTE_ACCESS: Readonly<Record<string, Access>> = {
   'GET /api/v1/admin/products/:id': adminApi,
   'PATCH /api/v1/admin/products/:id': adminApi,
   'DELETE /api/v1/admin/products/:id': adminApi,
+  'GET /api/v1/admin/discounts': adminApi,
+  'POST /api/v1/admin/discounts': adminApi,
+  'GET /api/v1/admin/discounts/:id': adminApi,
+  'PATCH /api/v1/admin/discounts/:id': adminApi,
+  'DELETE /api/v1/admin/discounts/:id': adminApi,
   'GET /api/v1/admin/collections': adminApi,
   'POST /api/v1/admin/collections': adminApi,
   'GET /api/v1/admin/collections/:id': adminApi,

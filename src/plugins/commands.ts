@@ -87,7 +87,7 @@ export function registerCommand<P extends TSchema, B extends TSchema, Q extends 
         throw error;
       }
       const replayed = 'replayed' in answer && answer.replayed;
-      if (command.changesCatalog && store && !replayed) await bumpCatalog(app, request, store);
+      if ((command.changesCatalog || changedCatalog(answer)) && store && !replayed) await bumpCatalog(app, request, store);
       if ('value' in answer) return reply.send(answer.value);
       if (replayed) reply.header('idempotent-replayed', 'true');
       return reply
@@ -99,6 +99,16 @@ export function registerCommand<P extends TSchema, B extends TSchema, Q extends 
   };
   app.route(route);
 }
+
+/**
+ * Marks a success of a command that does not declare `changesCatalog` as one that changed catalog
+ * answers all the same (a cart change that ended a checkout hold): the version is bumped for it.
+ * Only for answers that are not kept (no `Idempotency-Key`): the mark is not serialized.
+ */
+export const CATALOG_CHANGED: unique symbol = Symbol('catalogChanged');
+
+const changedCatalog = (answer: Answer) =>
+  'value' in answer && typeof answer.value === 'object' && answer.value !== null && (answer.value as { [CATALOG_CHANGED]?: boolean })[CATALOG_CHANGED] === true;
 
 /**
  * Bumps the store's catalog version. With read replicas, the primary's WAL position after the bump

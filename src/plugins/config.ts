@@ -19,6 +19,8 @@ export interface Config {
   rootToken: string | undefined;
   seedDemo: boolean;
   cartTtlSeconds: number;
+  /** How long a checkout hold lasts (POST /v1/carts/:id/hold). */
+  cartHoldSeconds: number;
   /** How often expired carts are marked, old ones purged and expired idempotency keys deleted; 0 = never. */
   maintenanceIntervalSeconds: number;
   logLevel: LogLevel;
@@ -104,6 +106,7 @@ export function loadConfig(env: Env = process.env): Config {
     // A production database (DATABASE_URL) never gets a demo store, and its tokens in the logs, by accident.
     seedDemo: read.boolean('SEED_DEMO', databaseUrl === undefined && !env.DATABASE_URL),
     cartTtlSeconds: read.integer('CART_TTL_SECONDS', 604800, 1, 10 * 365 * 86400),
+    cartHoldSeconds: read.integer('CART_HOLD_SECONDS', 900, 1, 86400),
     maintenanceIntervalSeconds: read.integer('MAINTENANCE_INTERVAL_SECONDS', 60, 0, 86400),
     logLevel: read.oneOf('LOG_LEVEL', LOG_LEVELS, 'info'),
     dbPoolSize: read.integer('DB_POOL_SIZE', 10, 1, 1000),

@@ -21,6 +21,7 @@ export interface Problem {
   code: ErrorCode;
   instance: string;
   errors?: unknown[];
+  reason?: string;
 }
 
 export function problemOf(error: AppError, requestId: string): Problem {
@@ -33,6 +34,7 @@ export function problemOf(error: AppError, requestId: string): Problem {
     instance: `urn:request:${requestId}`,
   };
   if (error.extra.errors) body.errors = error.extra.errors;
+  if (error.extra.reason) body.reason = error.extra.reason;
   return body;
 }
 

@@ -207,5 +207,10 @@ const PROBLEM_COMPONENT: Json = {
       description: 'field problems `{field, message}`, or per product `{productId, code, requested, available}`',
       items: { type: 'object', additionalProperties: true },
     },
+    reason: {
+      type: 'string',
+      description: 'DISCOUNT_NOT_APPLICABLE only: why the code does not apply',
+      enum: ['unknown', 'inactive', 'not_started', 'expired', 'used_up', 'min_subtotal', 'no_eligible_products', 'already_used'],
+    },
   },
 };

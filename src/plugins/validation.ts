@@ -33,10 +33,11 @@ export default fp(
     const urlAjv = makeAjv({ coerceTypes: 'array' });
     // JSON is the only body this API takes: anything else is 415, including Fastify's default text/plain.
     app.removeContentTypeParser('text/plain');
-    // An empty JSON body on a route without one (a DELETE from a client that always sends the header) is no body.
+    // An empty JSON body on a route without one (a DELETE from a client that always sends the header,
+    // or a POST that takes no body, such as a cart's hold) is no body.
     const parseJson = app.getDefaultJsonParser('error', 'error');
     app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-      if (body === '' && (request.method === 'DELETE' || request.method === 'GET')) return done(null, undefined);
+      if (body === '' && (request.method === 'DELETE' || request.method === 'GET' || request.routeOptions.schema?.body === undefined)) return done(null, undefined);
       parseJson(request, body as string, done);
     });
     app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? bodyAjv : urlAjv).compile(schema));

@@ -2,11 +2,13 @@
  * The demo store, seeded on an empty database: a few collections (one nested, one archived) and
  * about 40 products with HTML descriptions, among them one DRAFT, one in the archived collection
  * and one sold out, and four items sold in colours and sizes (product groups with options and
- * pictures, one variant sold out), so that every catalog rule can be tried by hand. The pictures
+ * pictures, one variant sold out), and a discount code WELCOME10 (10 % off), so that every catalog
+ * rule, and a code in the cart, can be tried by hand. The pictures
  * are the project's own (assets/images, served at /api/images/), so the demo works offline.
  */
 import type { Database } from '../db/client.js';
 import * as catalog from '../modules/catalog/admin-service.js';
+import { createDiscount } from '../modules/discounts/index.js';
 import { withRecordedEvents } from '../modules/events/index.js';
 import { countStores, createStore, type CreatedStore } from '../modules/stores/index.js';
 
@@ -108,5 +110,6 @@ export async function seedDemoStore(db: Database): Promise<CreatedStore | undefi
       await catalog.addProductToCollection(tx, record, store, collectionIds.get(collection)!, product.id);
     });
   }
+  await db.transaction((tx) => createDiscount(tx, store, { code: 'WELCOME10', type: 'percentage', value: 10 }));
   return created;
 }

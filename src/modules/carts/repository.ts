@@ -15,6 +15,10 @@ export interface CartRow {
   updatedAt: Date | null;
   deletedAt: Date | null;
   expiresAt: Date;
+  /** The discount code set on the cart, if any. */
+  discountId: string | null;
+  /** Until when its checkout hold lasts; null when it holds nothing (or the hold has passed). */
+  heldUntil: Date | null;
 }
 
 /** A line as stored: which product, how many, in the order the lines were added. */
@@ -28,13 +32,16 @@ export interface LockedCart {
   cart: CartRow;
   lines: StoredLine[];
   now: Date;
+  /** The cart has hold rows to delete (its hold may have passed). */
+  holdRows: boolean;
 }
 
 // The only place that says when a cart is expired: a PENDING row past `expires_at` reads EXPIRED.
 const cartColumns = sql.raw(
   `c.id, c.store, case when c.status = 'PENDING' and c.expires_at <= now() then 'EXPIRED' else c.status end as status, ` +
     `c.customer_id as "customerId", c.address_id as "addressId", c.created_at as "createdAt", c.updated_at as "updatedAt", ` +
-    `c.deleted_at as "deletedAt", c.expires_at as "expiresAt"`,
+    `c.deleted_at as "deletedAt", c.expires_at as "expiresAt", c.discount_id as "discountId", ` +
+    `case when c.held_until > now() then c.held_until end as "heldUntil"`,
 );
 
 /** New carts with their lines, in one statement; each cart's lines in the order given. */
@@ -68,13 +75,13 @@ export async function findCart(db: Executor, store: string, id: string): Promise
  */
 export async function lockCarts(tx: Executor, store: string, ids: string[]): Promise<Map<string, LockedCart>> {
   if (ids.length === 0) return new Map();
-  const rows = await queryRows<CartRow & { now: Date }>(
+  const rows = await queryRows<CartRow & { now: Date; holdRows: boolean }>(
     tx,
-    sql`select ${cartColumns}, now()::timestamptz(3) as now from carts c
+    sql`select ${cartColumns}, now()::timestamptz(3) as now, c.held_until is not null as "holdRows" from carts c
         where c.store = ${store} and c.id in (${valueList(ids)}) and c.deleted_at is null order by c.id for update`,
   );
   const lines = await linesOfCarts(tx, store, rows.map((r) => r.id));
-  return new Map(rows.map(({ now, ...cart }) => [cart.id, { cart, lines: lines.get(cart.id) ?? [], now: asDate(now) }]));
+  return new Map(rows.map(({ now, holdRows, ...cart }) => [cart.id, { cart, lines: lines.get(cart.id) ?? [], now: asDate(now), holdRows }]));
 }
 
 /** The lines of several carts, by cart id, in the order they were added. */
@@ -101,7 +108,7 @@ export async function writeLines(tx: Executor, store: string, lines: Array<[cart
           select ${store}, (e.line->>0)::uuid, (e.line->>1)::uuid, (e.line->>2)::int
           from jsonb_array_elements(${jsonb(lines)}) with ordinality as e(line, n) order by e.n
           on conflict (store, cart_id, product_id) do update set quantity = excluded.quantity, updated_at = now())
-        update carts set updated_at = ${toIso(touched.now)}, expires_at = ${toIso(touched.expiresAt)}
+        update carts set updated_at = ${toIso(touched.now)}, expires_at = ${toIso(touched.expiresAt)}, held_until = null
         where store = ${store} and id in (${valueList(touched.ids)})`,
   );
 }
@@ -109,8 +116,8 @@ export async function writeLines(tx: Executor, store: string, lines: Array<[cart
 /** Removes a line of a locked cart and records the change; an emptied cart is deleted (soft) instead. */
 export async function removeLine(tx: Executor, store: string, cartId: string, productId: string, change: { now: Date; expiresAt: Date; empties: boolean }): Promise<void> {
   const touch = change.empties
-    ? sql`update carts set deleted_at = ${toIso(change.now)}, updated_at = ${toIso(change.now)} where store = ${store} and id = ${cartId}`
-    : sql`update carts set updated_at = ${toIso(change.now)}, expires_at = ${toIso(change.expiresAt)} where store = ${store} and id = ${cartId}`;
+    ? sql`update carts set deleted_at = ${toIso(change.now)}, updated_at = ${toIso(change.now)}, held_until = null where store = ${store} and id = ${cartId}`
+    : sql`update carts set updated_at = ${toIso(change.now)}, expires_at = ${toIso(change.expiresAt)}, held_until = null where store = ${store} and id = ${cartId}`;
   await tx.execute(sql`with gone as (delete from cart_lines where store = ${store} and cart_id = ${cartId} and product_id = ${productId}) ${touch}`);
 }
 
@@ -124,10 +131,30 @@ export async function completeCarts(tx: Executor, store: string, carts: Array<{ 
     tx,
     sql`with done as (select * from jsonb_to_recordset(${jsonb(carts)}) as x(id uuid, "customerId" uuid, "addressId" uuid)),
         completed as (
-          update carts c set status = 'COMPLETED', customer_id = x."customerId", address_id = x."addressId", updated_at = now() from done x
+          update carts c set status = 'COMPLETED', customer_id = x."customerId", address_id = x."addressId", updated_at = now(), held_until = null from done x
           where c.store = ${store} and c.id = any(array(select id from done)) and c.id = x.id
             and c.status = 'PENDING' and c.deleted_at is null returning c.id)
         select count(*)::int as n from completed`,
   );
   return rows[0]!.n;
+}
+
+/** Sets (or with null removes) a locked cart's discount code, and records the change. */
+export async function setDiscount(tx: Executor, store: string, cartId: string, discountId: string | null, change: { now: Date; expiresAt: Date }): Promise<void> {
+  await tx.execute(
+    sql`update carts set discount_id = ${discountId}, updated_at = ${toIso(change.now)}, expires_at = ${toIso(change.expiresAt)} where store = ${store} and id = ${cartId}`,
+  );
+}
+
+/**
+ * Records the hold of locked carts: until when it lasts, and an expiry no earlier than that, so a
+ * cart never expires while it holds units. Null ends the hold.
+ */
+export async function setHeldUntil(tx: Executor, store: string, cartIds: string[], heldUntil: Date | null): Promise<void> {
+  if (cartIds.length === 0) return;
+  const until = heldUntil === null ? null : toIso(heldUntil);
+  await tx.execute(
+    sql`update carts set held_until = ${until}::timestamptz, expires_at = greatest(expires_at, coalesce(${until}::timestamptz, expires_at))
+        where store = ${store} and id in (${valueList(cartIds)})`,
+  );
 }

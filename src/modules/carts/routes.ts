@@ -4,8 +4,11 @@ import { storeOf } from '../../plugins/authentication.js';
 import { registerCommand } from '../../plugins/commands.js';
 import { errorResponses } from '../../lib/http-schemas.js';
 import { sumLines } from '../pricing/index.js';
+import { DiscountCodeBody } from '../discounts/index.js';
 import * as S from './schemas.js';
 import * as carts from './service.js';
+import { removeCartDiscount, setCartDiscount } from './discount.js';
+import { registerHoldCommands } from './hold-routes.js';
 
 const tags = ['carts'];
 const changeErrors = ['NOT_FOUND', 'CART_EXPIRED', 'CART_NOT_PENDING', 'INSUFFICIENT_STOCK', 'PRODUCT_UNAVAILABLE'] as const;
@@ -44,6 +47,19 @@ const cartRoutes: FastifyPluginAsyncTypebox = async (app) => {
     params: S.CartLineParams, status: 200, response: S.CartEnvelope, errors: [...changeErrors],
     run: ({ store, params }, { tx }) => carts.removeCartLine(tx, store, params.id, params.pid, ttl),
   });
+  // Discount codes (docs/discounts.md).
+  registerCommand(app, {
+    method: 'POST', url: '/v1/carts/:id/discount', operationId: 'setCartDiscount', tags, summary: "Set the cart's discount code",
+    description: 'Replaces an earlier code. A code that does not apply to the cart now is 422 DISCOUNT_NOT_APPLICABLE with `reason`.',
+    params: S.CartParams, body: DiscountCodeBody, status: 200, response: S.CartEnvelope, errors: ['NOT_FOUND', 'CART_EXPIRED', 'CART_NOT_PENDING', 'DISCOUNT_NOT_APPLICABLE'],
+    run: ({ store, params, body }, { tx }) => setCartDiscount(tx, store, params.id, body.code, ttl),
+  });
+  registerCommand(app, {
+    method: 'DELETE', url: '/v1/carts/:id/discount', operationId: 'removeCartDiscount', tags, summary: "Remove the cart's discount code",
+    params: S.CartParams, status: 200, response: S.CartEnvelope, errors: ['NOT_FOUND', 'CART_EXPIRED', 'CART_NOT_PENDING'],
+    run: ({ store, params }, { tx }) => removeCartDiscount(tx, store, params.id, ttl),
+  });
+  registerHoldCommands(app);
 };
 
 export default cartRoutes;

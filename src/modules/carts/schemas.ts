@@ -1,6 +1,7 @@
 /** Cart request and response shapes of the contract, with the limits of docs/api.md ("Carts"). */
 import { Type, type Static } from '@sinclair/typebox';
 import { productFields } from '../catalog/index.js';
+import { discountFields } from '../discounts/index.js';
 import { Nullable, NullableTimestamp, StringEnum, Timestamp, Uuid, named } from '../../lib/http-schemas.js';
 
 export const LineQuantity = Type.Integer({ minimum: 1, maximum: 100_000, description: 'units, 1..100000' });
@@ -40,11 +41,13 @@ export const Cart = named('Cart', Type.Object({
   addressId: Nullable('string', { description: 'set when an order is made from the cart' }),
   price: Type.Integer({ description: "sum of the lines' order.price" }),
   originalPrice: Nullable('integer', { description: 'sum of (originalPrice ?? price) × quantity when any line has an originalPrice' }),
+  ...discountFields,
   status: CartStatus,
   createdAt: Timestamp(),
   updatedAt: NullableTimestamp(),
   deletedAt: NullableTimestamp(),
   expiresAt: Timestamp('when the cart expires unless it changes before'),
+  heldUntil: NullableTimestamp('until when the checkout hold keeps its units for it (POST /v1/carts/:id/hold); null: nothing held'),
   products: Type.Array(ProductLine),
 }));
 export type CartView = Static<typeof Cart>;

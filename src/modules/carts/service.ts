@@ -1,8 +1,9 @@
 /**
  * Cart rules. Every change locks the cart row first, so concurrent changes to one cart are
  * serialized and never lose a line or a quantity. Carts do not reserve stock: a line is accepted
- * when the product is visible and its stock covers the line's whole quantity at that moment (the
- * pricing module decides). Creating carts and adding products, the busy writes, run in rounds of
+ * when the product is visible and what other carts do not hold covers the line's whole quantity at
+ * that moment (the pricing module decides); only a checkout hold (holds.ts) keeps units, and a
+ * change to the lines ends it. Creating carts and adding products, the busy writes, run in rounds of
  * a store's waiting requests (see plugins/commands.ts), each request still decided on its own.
  */
 import { randomUUID } from 'node:crypto';
@@ -11,9 +12,12 @@ import { AppError } from '../../lib/app-error.js';
 import type { Outcome } from '../../lib/keyed-batcher.js';
 import { findSellableProducts, type SellableProduct } from '../catalog/index.js';
 import { lineRefusalError, StockLedger, type LineRefusal } from '../pricing/index.js';
+import { endHolds, holdsOf } from '../holds/index.js';
 import * as repo from './repository.js';
+import { endHoldsOfChanged, endingHold, shownBy, shownProducts } from './holds.js';
 import type { CartView, LineRequest, Warning } from './schemas.js';
 import { assertCartPending, expiryFrom } from './state.js';
+import { cartRules, priced, pricedView, viewOf } from './answers.js';
 import { cartView, type PricedLine } from './views.js';
 
 type Created = { cart: CartView; warnings?: Warning[] };
@@ -28,17 +32,13 @@ export interface Addition {
 
 const notFound = (id: string) => new AppError('NOT_FOUND', `cart ${id} not found`);
 
-function priced(lines: repo.StoredLine[], products: ReadonlyMap<string, SellableProduct>): PricedLine[] {
-  return lines.map((l) => ({ product: products.get(l.productId)!, quantity: l.quantity }));
-}
-
 /** A non-deleted cart of the store, as it reads now. */
 export async function getCart(db: Executor, store: string, id: string) {
   const cart = await repo.findCart(db, store, id);
   if (!cart) throw notFound(id);
   const lines = cart.deletedAt ? [] : ((await repo.linesOfCarts(db, store, [cart.id])).get(cart.id) ?? []);
-  const { products } = await findSellableProducts(db, store, lines.map((l) => l.productId));
-  return { cart: cartView(cart, priced(lines, products)) };
+  const { products, now } = await findSellableProducts(db, store, lines.map((l) => l.productId));
+  return { cart: await viewOf(db, store, cart, priced(lines, await shownProducts(db, store, products)), now) };
 }
 
 /**
@@ -47,7 +47,8 @@ export async function getCart(db: Executor, store: string, id: string) {
  */
 export async function createCarts(tx: Executor, store: string, requests: Array<Map<string, number>>, ttlSeconds: number): Promise<Array<Outcome<Created>>> {
   const { products, now } = await findSellableProducts(tx, store, [...new Set(requests.flatMap((r) => [...r.keys()]))]);
-  const stock = new StockLedger(products);
+  const stock = new StockLedger(products, await holdsOf(tx, store, [...products.keys()]));
+  const shown = shownBy(products, stock);
   const carts: Array<{ id: string; createdAt: Date; expiresAt: Date }> = [];
   const lines: Array<[string, string, number]> = [];
   const outcomes = requests.map((request): Outcome<Created> => {
@@ -56,14 +57,14 @@ export async function createCarts(tx: Executor, store: string, requests: Array<M
     for (const [productId, quantity] of request) {
       const refused = stock.refusal(productId, quantity);
       if (refused) warnings.push(refused);
-      else accepted.push({ product: products.get(productId)!, quantity });
+      else accepted.push({ product: shown.get(productId)!, quantity });
     }
     if (accepted.length === 0) {
       return { ok: false, error: new AppError('PRODUCT_UNAVAILABLE', 'none of the requested products is available', { errors: warnings }) };
     }
     const cart: repo.CartRow = {
       id: randomUUID(), store, status: 'PENDING', customerId: null, addressId: null,
-      createdAt: now, updatedAt: null, deletedAt: null, expiresAt: expiryFrom(now, ttlSeconds),
+      createdAt: now, updatedAt: null, deletedAt: null, expiresAt: expiryFrom(now, ttlSeconds), discountId: null, heldUntil: null,
     };
     carts.push(cart);
     for (const line of accepted) lines.push([cart.id, line.product.id, line.quantity]);
@@ -84,8 +85,9 @@ export async function addItemsToCarts(tx: Executor, store: string, requests: Add
   const carts = await repo.lockCarts(tx, store, [...new Set(requests.map((r) => r.cartId))]);
   const wanted = [...requests.map((r) => r.productId), ...[...carts.values()].flatMap((c) => c.lines.map((l) => l.productId))];
   const { products, now } = await findSellableProducts(tx, store, [...new Set(wanted)]);
-  const stock = new StockLedger(products);
+  const stock = new StockLedger(products, await holdsOf(tx, store, [...products.keys()], [...carts.keys()]));
   const change = { now, expiresAt: expiryFrom(now, ttlSeconds) };
+  const rules = await cartRules(tx, store, [...carts.values()].map((c) => ({ discountId: c.cart.discountId, productIds: [...new Set(wanted)] })));
   const changed = new Map<string, Map<string, number>>();
   const outcomes = requests.map((request): Outcome<Changed> => {
     try {
@@ -94,12 +96,15 @@ export async function addItemsToCarts(tx: Executor, store: string, requests: Add
       assertCartPending(locked.cart.status, locked.cart.id);
       const index = locked.lines.findIndex((l) => l.productId === request.productId);
       const quantity = (index < 0 ? 0 : locked.lines[index]!.quantity) + request.quantity;
-      const refused = stock.refusal(request.productId, quantity);
+      // The change ends the cart's own hold: its units are its to take.
+      const refused = stock.refusal(request.productId, quantity, locked.cart.id);
       if (refused) throw lineRefusalError(refused);
+      stock.release(locked.cart.id);
       const line = { productId: request.productId, quantity };
       locked.lines = index < 0 ? [...locked.lines, line] : locked.lines.map((l, i) => (i === index ? line : l));
       changed.set(locked.cart.id, (changed.get(locked.cart.id) ?? new Map<string, number>()).set(request.productId, quantity));
-      return { ok: true, value: { cart: cartView({ ...locked.cart, updatedAt: change.now, expiresAt: change.expiresAt }, priced(locked.lines, products)) } };
+      const cart = pricedView({ ...locked.cart, updatedAt: change.now, expiresAt: change.expiresAt, heldUntil: null }, priced(locked.lines, shownBy(products, stock)), rules, now);
+      return { ok: true, value: endingHold({ cart }, locked) };
     } catch (error) {
       return { ok: false, error };
     }
@@ -107,6 +112,7 @@ export async function addItemsToCarts(tx: Executor, store: string, requests: Add
   if (changed.size > 0) {
     const writes = [...changed].flatMap(([cartId, quantities]) => [...quantities].map(([productId, quantity]): [string, string, number] => [cartId, productId, quantity]));
     await repo.writeLines(tx, store, writes, { ids: [...changed.keys()], ...change });
+    await endHoldsOfChanged(tx, store, [...changed.keys()].map((id) => carts.get(id)!));
   }
   return outcomes;
 }
@@ -125,13 +131,17 @@ export async function adjustCartLine(tx: Executor, store: string, id: string, pr
   const locked = await lockPending(tx, store, id, pid);
   if (quantity === 0) return removeLine(tx, store, locked, pid, ttlSeconds);
   const { products } = await findSellableProducts(tx, store, locked.lines.map((l) => l.productId));
-  if (locked.lines.find((l) => l.productId === pid)!.quantity === quantity) return { cart: cartView(locked.cart, priced(locked.lines, products)) };
-  const refused = new StockLedger(products).refusal(pid, quantity);
+  const stock = new StockLedger(products, await holdsOf(tx, store, [...products.keys()], [locked.cart.id]));
+  if (locked.lines.find((l) => l.productId === pid)!.quantity === quantity) return { cart: await viewOf(tx, store, locked.cart, priced(locked.lines, shownBy(products, stock)), locked.now) };
+  // The change ends the cart's own hold: its units are its to take.
+  const refused = stock.refusal(pid, quantity, locked.cart.id);
   if (refused) throw lineRefusalError(refused);
+  stock.release(locked.cart.id);
   const change = { now: locked.now, expiresAt: expiryFrom(locked.now, ttlSeconds) };
   await repo.writeLines(tx, store, [[locked.cart.id, pid, quantity]], { ids: [locked.cart.id], ...change });
+  await endHoldsOfChanged(tx, store, [locked]);
   const lines = locked.lines.map((l) => (l.productId === pid ? { productId: pid, quantity } : l));
-  return { cart: cartView({ ...locked.cart, updatedAt: change.now, expiresAt: change.expiresAt }, priced(lines, products)) };
+  return endingHold({ cart: await viewOf(tx, store, { ...locked.cart, updatedAt: change.now, expiresAt: change.expiresAt, heldUntil: null }, priced(lines, shownBy(products, stock)), locked.now) }, locked);
 }
 
 /** Removes a product from the cart; removing the last one deletes the cart. */
@@ -144,26 +154,37 @@ async function removeLine(tx: Executor, store: string, locked: repo.LockedCart, 
   const lines = locked.lines.filter((l) => l.productId !== productId);
   const change = { now: locked.now, expiresAt: expiryFrom(locked.now, ttlSeconds), empties: lines.length === 0 };
   await repo.removeLine(tx, store, locked.cart.id, productId, change);
-  if (change.empties) return { cart: cartView({ ...locked.cart, updatedAt: change.now, deletedAt: change.now }, []) };
+  await endHoldsOfChanged(tx, store, [locked]);
+  if (change.empties) return endingHold({ cart: await viewOf(tx, store, { ...locked.cart, updatedAt: change.now, deletedAt: change.now, heldUntil: null }, [], locked.now) }, locked);
   const { products } = await findSellableProducts(tx, store, lines.map((l) => l.productId));
-  return { cart: cartView({ ...locked.cart, updatedAt: change.now, expiresAt: change.expiresAt }, priced(lines, products)) };
+  const shown = await shownProducts(tx, store, products);
+  return endingHold({ cart: await viewOf(tx, store, { ...locked.cart, updatedAt: change.now, expiresAt: change.expiresAt, heldUntil: null }, priced(lines, shown), locked.now) }, locked);
 }
 
 /** What an order takes from a cart: its lines, if the cart can be ordered. */
 export interface OrderableCart {
   status: repo.CartRow['status'];
   lines: Map<string, number>;
+  /** The cart's discount code, if any. */
+  discountId: string | null;
+  /** It has hold rows, which its order deletes. */
+  held: boolean;
 }
 
 /** Locks the carts of a round of orders (id order) and reads their lines under the lock. */
 export async function lockCartsForOrders(tx: Executor, store: string, ids: string[]): Promise<Map<string, OrderableCart>> {
   const locked = await repo.lockCarts(tx, store, ids);
-  return new Map([...locked].map(([id, c]) => [id, { status: c.cart.status, lines: new Map(c.lines.map((l) => [l.productId, l.quantity])) }]));
+  return new Map([...locked].map(([id, c]) => [id, { status: c.cart.status, lines: new Map(c.lines.map((l) => [l.productId, l.quantity])), discountId: c.cart.discountId, held: c.holdRows }]));
 }
 
-/** Marks ordered carts COMPLETED with the order's customer and address (carts locked by `lockCartsForOrders`). */
-export async function completeCarts(tx: Executor, store: string, carts: Array<{ id: string; customerId: string; addressId: string }>): Promise<void> {
-  if ((await repo.completeCarts(tx, store, carts)) !== carts.length) throw new AppError('CART_NOT_PENDING', 'a cart is no longer PENDING');
+/**
+ * Marks ordered carts COMPLETED with the order's customer and address (carts locked by
+ * `lockCartsForOrders`); their holds end (`held`: the cart has hold rows to delete).
+ */
+export async function completeCarts(tx: Executor, store: string, carts: Array<{ id: string; customerId: string; addressId: string; held?: boolean }>): Promise<void> {
+  const done = carts.map(({ id, customerId, addressId }) => ({ id, customerId, addressId }));
+  if ((await repo.completeCarts(tx, store, done)) !== carts.length) throw new AppError('CART_NOT_PENDING', 'a cart is no longer PENDING');
+  await endHolds(tx, store, carts.filter((c) => c.held).map((c) => c.id));
 }
 
 /** A line request as the routes receive it. */

@@ -1,7 +1,7 @@
 /** A cart as the API answers it: its lines with the products' current fields, priced by the pricing module. */
 import { toIso, toIsoOrNull } from '../../lib/time.js';
 import { productFieldsView, type ProductRecord } from '../catalog/index.js';
-import { linePrice, totals } from '../pricing/index.js';
+import { decideDiscount, discountTotals, linePrice, totals, type AppliedDiscount, type DiscountRule } from '../pricing/index.js';
 import type { CartRow } from './repository.js';
 import type { CartView } from './schemas.js';
 
@@ -16,7 +16,13 @@ export function lineView({ product, quantity }: PricedLine) {
   return { ...productFieldsView(product), order: { quantity, price: linePrice(product, quantity) } };
 }
 
-export function cartView(cart: CartRow, lines: PricedLine[]): CartView {
+/** The cart's discount as it applies to these lines now (amount 0 when it does not apply), or null. */
+export function cartDiscount(rule: DiscountRule | undefined, lines: PricedLine[], now: Date): AppliedDiscount | null {
+  if (!rule) return null;
+  return decideDiscount(rule, lines.map((l) => ({ productId: l.product.id, price: linePrice(l.product, l.quantity) })), { now }).discount;
+}
+
+export function cartView(cart: CartRow, lines: PricedLine[], discount: AppliedDiscount | null = null): CartView {
   const sum = totals(lines.map((l) => ({ unit: l.product, quantity: l.quantity })));
   return {
     id: cart.id,
@@ -25,11 +31,13 @@ export function cartView(cart: CartRow, lines: PricedLine[]): CartView {
     addressId: cart.addressId,
     price: sum.price,
     originalPrice: sum.originalPrice,
+    ...discountTotals(sum.price, discount),
     status: cart.status,
     createdAt: toIso(cart.createdAt),
     updatedAt: toIsoOrNull(cart.updatedAt),
     deletedAt: toIsoOrNull(cart.deletedAt),
     expiresAt: toIso(cart.expiresAt),
+    heldUntil: toIsoOrNull(cart.heldUntil),
     products: lines.map(lineView),
   };
 }

@@ -9,6 +9,7 @@ import type { AdminListProductsQuery, CreateCollectionBody, CreateProductBody, U
 import { collectionView, productView } from './views.js';
 import { searchTermsOf } from './search.js';
 import { checkOptionNames, sameOptionsConflict } from './variant-rules.js';
+import { withHeld } from './held.js';
 
 async function uniqueSlug<T>(kind: string, slug: string | undefined, write: () => Promise<T>): Promise<T> {
   try {
@@ -36,9 +37,9 @@ async function collectionOr404(db: Executor, store: string, id: string) {
 /** Records a product event with the product as the admin API answers it, read in the same transaction. */
 async function recordProductEvent(tx: Executor, record: Recorder, store: string, type: EventType, id: string) {
   const row = type === 'product.deleted' ? await products.findProductIncludingDeleted(tx, store, id) : await products.findProduct(tx, store, id);
-  const product = productView(row!);
+  const [product] = await withHeld(tx, store, [productView(row!)]);
   record(type, { product });
-  return product;
+  return product!;
 }
 
 /**
@@ -63,11 +64,12 @@ export async function listAdminProducts(db: Database, store: string, query: Admi
   const filter = { store, visibleOnly: false, status: query.status, search };
   const page = { limit: query.limit ?? 50, offset: query.offset ?? 0, sort: search ? ('relevance' as const) : ('-createdAt' as const) };
   const [rows, total] = await Promise.all([products.listProducts(db, filter, page), products.countProducts(db, filter)]);
-  return { products: rows.map(productView), total };
+  return { products: await withHeld(db, store, rows.map(productView)), total };
 }
 
 export async function getAdminProduct(db: Database, store: string, id: string) {
-  return { product: productView(await productOr404(db, store, id)) };
+  const [product] = await withHeld(db, store, [productView(await productOr404(db, store, id))]);
+  return { product: product! };
 }
 
 /** Creates a product; it is a DRAFT unless a status is given. */

@@ -10,10 +10,13 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { storePrincipalOf } from '../../plugins/authentication.js';
 import { readCatalog } from '../../plugins/replica-reads.js';
 import type { Database } from '../../db/client.js';
+import { nextHoldExpiry } from '../holds/index.js';
 
 interface Entry {
   body: string;
   etag: string;
+  /** The answer counted checkout holds and is stale from this time (ms), when the next one expires. */
+  validUntil?: number;
 }
 
 export class ResponseCache {
@@ -27,6 +30,10 @@ export class ResponseCache {
 
   get(key: string): Entry | undefined {
     const entry = this.entries.get(key);
+    if (entry?.validUntil !== undefined && Date.now() >= entry.validUntil) {
+      this.delete(key);
+      return undefined;
+    }
     if (entry) {
       // Refresh its place: the Map's order is the LRU order.
       this.entries.delete(key);
@@ -35,8 +42,9 @@ export class ResponseCache {
     return entry;
   }
 
-  set(key: string, body: string, { file = true } = {}): Entry {
-    const entry = { body, etag: `"${createHash('sha1').update(body).digest('base64url')}"` };
+  set(key: string, body: string, { file = true, validUntil }: { file?: boolean; validUntil?: number } = {}): Entry {
+    const entry: Entry = { body, etag: `"${createHash('sha1').update(body).digest('base64url')}"` };
+    if (validUntil !== undefined) entry.validUntil = validUntil;
     if (!file || this.maxEntries === 0 || body.length > this.maxBytes / 4) return entry;
     this.delete(key);
     this.entries.set(key, entry);
@@ -60,15 +68,23 @@ export class ResponseCache {
  * Answers a catalog GET from the cache, or computes (on a read replica when the route allows it,
  * see plugins/replica-reads.ts), serializes (with the route's response schema) and files it. Sends a
  * strong ETag and answers 304 to a matching If-None-Match.
+ *
+ * Checkout holds: taking or ending one bumps the catalog version, but a hold also ends by itself
+ * when its time passes, with no write. So the compute first reads when the store's next unexpired
+ * hold ends (before the answer's own reads: a hold that expires in between only makes the entry
+ * stale sooner) and files the answer until then; `held` tells it whether to subtract holds at all.
  */
-export async function sendCached(request: FastifyRequest, reply: FastifyReply, cache: ResponseCache, compute: (db: Database) => Promise<unknown>) {
+export async function sendCached(request: FastifyRequest, reply: FastifyReply, cache: ResponseCache, compute: (db: Database, held: boolean) => Promise<unknown>) {
   const principal = storePrincipalOf(request);
   const key = `${principal.store}\u0000${principal.catalogVersion}\u0000${request.url}`;
   let entry = cache.get(key);
   if (!entry) {
-    const read = await readCatalog(request, compute);
+    const read = await readCatalog(request, async (db) => {
+      const next = await nextHoldExpiry(db, principal.store);
+      return { value: await compute(db, next !== null), validUntil: next?.getTime() };
+    });
     // A replica's answer may predate the version it would be filed under: then it is only sent.
-    entry = cache.set(key, String(reply.serialize(read.value)), { file: read.fileable });
+    entry = cache.set(key, String(reply.serialize(read.value.value)), { file: read.fileable, validUntil: read.value.validUntil });
   }
   reply.header('etag', entry.etag).header('cache-control', 'private, no-cache');
   if (request.headers['if-none-match'] === entry.etag) return reply.code(304).send();

@@ -5,6 +5,7 @@ import { listGroupProducts } from './groups-repository.js';
 import type { ProductGroupView } from './groups-schemas.js';
 import type { ProductView } from './schemas.js';
 import { productView } from './views.js';
+import { lessHeld } from './held.js';
 
 /** Option names with their values, each in the order first met in the products. */
 function optionsOf(products: ProductView[]): ProductGroupView['options'] {
@@ -20,8 +21,8 @@ function optionsOf(products: ProductView[]): ProductGroupView['options'] {
 }
 
 /** The group's visible products, its options, price range and stock; 404 when none is visible. */
-export async function getProductGroup(db: Database, store: string, group: string): Promise<{ group: ProductGroupView }> {
-  const products = (await listGroupProducts(db, store, group)).map(productView);
+export async function getProductGroup(db: Database, store: string, group: string, held = false): Promise<{ group: ProductGroupView }> {
+  const products = (await lessHeld(db, store, await listGroupProducts(db, store, group), held)).map(productView);
   if (products.length === 0) throw new AppError('NOT_FOUND', `product group "${group.slice(0, 100)}" has no visible product`);
   const prices = products.map((p) => p.price);
   return {

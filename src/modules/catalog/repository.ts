@@ -5,6 +5,7 @@ import { PRODUCT_COLUMN_NAMES, productColumns, productValue, visibleProduct, vis
 import type { CursorPosition } from './cursor.js';
 import { comesAfter, orderBy, relevanceRank, sortKeysOf, type ListSort, type SearchTerms } from './product-order.js';
 import type { UpdateProductBody } from './schemas.js';
+import { availableQuantity } from '../holds/index.js';
 
 export interface ProductWithCounts extends ProductRecord {
   collectionsCount: number;
@@ -34,6 +35,8 @@ export interface ProductFilter {
   search?: SearchTerms;
   /** Each group once, as its first matching product in the list's order. */
   collapseGroups?: boolean;
+  /** The store has unexpired checkout holds: `inStock` judges the stock less what is held. */
+  held?: boolean;
 }
 
 /** The filter over the products row aliased `alias` (collapsing aside: it depends on the order). */
@@ -50,7 +53,10 @@ function productWhere(filter: ProductFilter, alias = 'p'): SQL {
   }
   if (filter.minPrice !== undefined) parts.push(sql`${p}.price >= ${filter.minPrice}`);
   if (filter.maxPrice !== undefined) parts.push(sql`${p}.price <= ${filter.maxPrice}`);
-  if (filter.inStock !== undefined) parts.push(filter.inStock ? sql`${p}.quantity > 0` : sql`${p}.quantity = 0`);
+  if (filter.inStock !== undefined) {
+    const quantity = filter.held ? availableQuantity(alias) : sql`${p}.quantity`;
+    parts.push(filter.inStock ? sql`${quantity} > 0` : sql`${quantity} <= 0`);
+  }
   if (filter.search) parts.push(sql`${p}.search @@ ${filter.search.matchQuery}::tsquery`);
   return sql.join(parts, sql` and `);
 }

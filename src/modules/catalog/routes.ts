@@ -30,7 +30,7 @@ const catalogRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: ProductList, 304: NotModified, ...errorResponses([]) },
       },
     },
-    async (request, reply) => sendCached(request, reply, cache, (db) => catalog.listProducts(db, storeOf(request), request.query)),
+    async (request, reply) => sendCached(request, reply, cache, (db, held) => catalog.listProducts(db, storeOf(request), request.query, held)),
   );
 
   app.get(
@@ -45,7 +45,7 @@ const catalogRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: ProductEnvelope, 304: NotModified, ...errorResponses(['NOT_FOUND']) },
       },
     },
-    async (request, reply) => sendCached(request, reply, cache, (db) => catalog.getProductBySlug(db, storeOf(request), request.params.slug)),
+    async (request, reply) => sendCached(request, reply, cache, (db, held) => catalog.getProductBySlug(db, storeOf(request), request.params.slug, held)),
   );
 
   app.get(
@@ -61,7 +61,7 @@ const catalogRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: ProductGroupEnvelope, 304: NotModified, ...errorResponses(['NOT_FOUND']) },
       },
     },
-    async (request, reply) => sendCached(request, reply, cache, (db) => getProductGroup(db, storeOf(request), request.params.group)),
+    async (request, reply) => sendCached(request, reply, cache, (db, held) => getProductGroup(db, storeOf(request), request.params.group, held)),
   );
 
   app.get(

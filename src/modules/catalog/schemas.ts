@@ -220,7 +220,15 @@ export type UpdateCollectionBody = Static<typeof UpdateCollectionBody>;
 export const IdParams = Type.Object({ id: Uuid() });
 export const CollectionProductParams = Type.Object({ id: Uuid('collection id'), pid: Uuid('product id') });
 export const ProductRefBody = named('ProductRef', Type.Object({ id: Uuid('product id') }, { additionalProperties: false }));
-export const AdminProductEnvelope = ProductEnvelope;
-export const AdminProductList = named('AdminProductList', Type.Object({ products: Type.Array(Product), total: Type.Integer({ description: 'every match, not just the page' }) }));
+/** The admin's product: `quantity` is the stock itself, and `held` what unexpired checkout holds keep of it. */
+export const AdminProduct = named('AdminProduct', Type.Object({
+  ...productFields,
+  quantity: Type.Integer({ description: 'the stock (the storefront shows it less `held`)', examples: [12] }),
+  held: Type.Integer({ description: 'units under checkout holds that have not expired', examples: [0] }),
+  _count: ProductCount,
+}));
+export type AdminProductView = Static<typeof AdminProduct>;
+export const AdminProductEnvelope = named('AdminProductEnvelope', Type.Object({ product: AdminProduct }));
+export const AdminProductList = named('AdminProductList', Type.Object({ products: Type.Array(AdminProduct), total: Type.Integer({ description: 'every match, not just the page' }) }));
 export const AdminCollectionEnvelope = named('AdminCollectionEnvelope', Type.Object({ collection: AdminCollection }));
 export const AdminCollectionList = named('AdminCollectionList', Type.Object({ collections: Type.Array(AdminCollection), total: Type.Integer() }));

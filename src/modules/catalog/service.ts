@@ -8,12 +8,14 @@ import { sortKeyKinds, type ListSort } from './product-order.js';
 import { decodeCursor, encodeCursor, listBinding } from './cursor.js';
 import { searchTermsOf } from './search.js';
 import { collectionView, productView } from './views.js';
+import { lessHeld } from './held.js';
 
 /**
  * Lists visible products: `collection`, `group`, `q` and the filters narrow it; `collapse=group`
- * shows each group once; `total` counts every entry.
+ * shows each group once; `total` counts every entry. With `held` (the store has unexpired checkout
+ * holds), quantities and `inStock` are the stock less what is held.
  */
-export async function listProducts(db: Database, store: string, query: ListProductsQuery) {
+export async function listProducts(db: Database, store: string, query: ListProductsQuery, held = false) {
   if (query.after !== undefined && query.offset !== undefined) {
     throw new AppError('VALIDATION_FAILED', 'after and offset cannot be used together: a cursor already says where the page starts');
   }
@@ -38,7 +40,7 @@ export async function listProducts(db: Database, store: string, query: ListProdu
   if (search === null) return empty;
   const filter = {
     store, visibleOnly: true, collectionId, group: query.group, minPrice: query.minPrice, maxPrice: query.maxPrice, inStock: query.inStock, search,
-    collapseGroups: query.collapse === 'group',
+    collapseGroups: query.collapse === 'group', held,
   };
   const limit = query.limit ?? 50;
   // One row more than the page tells whether a next page exists.
@@ -46,17 +48,17 @@ export async function listProducts(db: Database, store: string, query: ListProdu
   const [rows, total] = await Promise.all([products.listProducts(db, filter, page), products.countProducts(db, filter)]);
   const last = rows.length > limit ? rows[limit - 1] : undefined;
   return {
-    products: rows.slice(0, limit).map(productView),
+    products: (await lessHeld(db, store, rows.slice(0, limit), held)).map(productView),
     total,
     nextCursor: last ? encodeCursor({ keys: last.sortKeys, id: last.id }, binding) : null,
   };
 }
 
 /** The visible product with this slug, or 404. */
-export async function getProductBySlug(db: Database, store: string, slug: string) {
+export async function getProductBySlug(db: Database, store: string, slug: string, held = false) {
   const row = await products.findVisibleProductBySlug(db, store, slug);
   if (!row) throw new AppError('NOT_FOUND', `product "${slug.slice(0, 100)}" not found`);
-  return { product: productView(row) };
+  return { product: productView((await lessHeld(db, store, [row], held))[0]!) };
 }
 
 /** Lists the store's non-deleted, non-archived collections. */

@@ -45,7 +45,7 @@ export async function findAnswers(tx: Executor, ids: KeyId[]): Promise<Array<Kep
     sql`select x.n::int as n, k.fingerprint, k.response_status as status, k.response_body as body
         from rows from (jsonb_to_recordset(${jsonb(ids)}) as (store text, caller text, key text)) with ordinality as x(store, caller, key, n)
         join idempotency_keys k on k.store = x.store and k.caller = x.caller and k.key = x.key
-        where k.state = 'done' and k.expires_at > now()`,
+        where k.expires_at > now()`,
   );
   const found = new Map(rows.map(({ n, ...answer }) => [n, answer]));
   return ids.map((_, i) => found.get(i + 1));
@@ -55,11 +55,11 @@ export async function findAnswers(tx: Executor, ids: KeyId[]): Promise<Array<Kep
 export async function keepAnswers(tx: Executor, answers: Array<KeyId & KeptAnswer>): Promise<void> {
   if (answers.length === 0) return;
   await tx.execute(
-    sql`insert into idempotency_keys (store, caller, key, fingerprint, state, response_status, response_body, lease_until, expires_at)
-        select x.store, x.caller, x.key, x.fingerprint, 'done', x.status, x.body, now(), now() + make_interval(secs => ${KEEP_SECONDS})
+    sql`insert into idempotency_keys (store, caller, key, fingerprint, response_status, response_body, expires_at)
+        select x.store, x.caller, x.key, x.fingerprint, x.status, x.body, now() + make_interval(secs => ${KEEP_SECONDS})
         from jsonb_to_recordset(${jsonb(answers)}) as x(store text, caller text, key text, fingerprint text, status int, body text)
-        on conflict (store, caller, key) do update set fingerprint = excluded.fingerprint, state = 'done', response_status = excluded.response_status,
-          response_body = excluded.response_body, created_at = now(), lease_until = excluded.lease_until, expires_at = excluded.expires_at`,
+        on conflict (store, caller, key) do update set fingerprint = excluded.fingerprint, response_status = excluded.response_status,
+          response_body = excluded.response_body, created_at = now(), expires_at = excluded.expires_at`,
   );
 }
 

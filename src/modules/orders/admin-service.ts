@@ -2,6 +2,7 @@
 import type { Database, Executor } from '../../db/client.js';
 import { AppError } from '../../lib/app-error.js';
 import { recordStockCrossing, returnStock } from '../catalog/index.js';
+import { returnUse } from '../discounts/index.js';
 import type { Recorder } from '../events/index.js';
 import * as repo from './repository.js';
 import type { OrderStatus } from './schemas.js';
@@ -42,6 +43,8 @@ export async function changeOrderStatus(tx: Executor, record: Recorder, store: s
       const after = await returnStock(tx, store, line.product.id, line.quantity);
       returned.push({ productId: line.product.id, before: after - line.quantity, after });
     }
+    // After the products, as orders lock them: the code's use comes back with the stock.
+    if (order.discountId) await returnUse(tx, store, order.discountId);
   }
   const changed = { order: (await renderOrders(tx, store, [(await repo.findOrder(tx, store, id))!]))[0]! };
   if (changed.order.status !== 'CREATED') record(STATUS_EVENTS[changed.order.status], changed);

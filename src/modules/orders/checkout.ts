@@ -18,7 +18,10 @@ import type { RoundJob } from '../../plugins/commands.js';
 import { findAddresses } from '../addresses/index.js';
 import { assertCartPending, completeCarts, lockCartsForOrders } from '../carts/index.js';
 import { lockSellableProducts, productFieldsView, recordStockCrossing, takeStock } from '../catalog/index.js';
-import { linePrice, orderRefusalError, StockLedger, sumLines, totals } from '../pricing/index.js';
+import { discountsForRound, countUses } from '../discounts/index.js';
+import { holdsOf } from '../holds/index.js';
+import { DiscountLedger, linePrice, orderRefusalError, StockLedger, sumLines, totals } from '../pricing/index.js';
+import { decideOrderDiscount, discountWanted } from './discount.js';
 import * as repo from './repository.js';
 import type { CreateOrderBody, OrderView } from './schemas.js';
 import { orderView } from './views.js';
@@ -29,6 +32,8 @@ export interface OrderRequest {
   addressId: string;
   cartId: string | null;
   lines: Map<string, number>;
+  /** A product-list order's code, as sent (an order from a cart uses the cart's). */
+  discountCode: string | null;
 }
 
 type Placed = { order: OrderView };
@@ -36,6 +41,11 @@ type Placed = { order: OrderView };
 /** Refuses a body with both or neither of `id` and `products`, with a detail that says so. */
 export function assertOneSource(body: unknown): void {
   const fields = typeof body === 'object' && body !== null ? (body as Record<string, unknown>) : {};
+  if (fields.id !== undefined && fields.discountCode !== undefined) {
+    throw new AppError('VALIDATION_FAILED', 'an order from a cart uses the cart\'s discount code: send `discountCode` only with `products`', {
+      errors: [{ field: '/discountCode', message: 'is not allowed with id' }],
+    });
+  }
   if ((fields.id === undefined) === (fields.products === undefined)) {
     throw new AppError('VALIDATION_FAILED', 'send exactly one of `id` (a cart) and `products`', {
       errors: [{ field: 'body', message: 'exactly one of id and products is required' }],
@@ -46,7 +56,7 @@ export function assertOneSource(body: unknown): void {
 /** The order a request body asks for (the schema and `assertOneSource` have checked it). */
 export function orderRequestOf(customerId: string, body: CreateOrderBody): OrderRequest {
   const cartId = body.id === undefined ? null : body.id.toLowerCase();
-  return { customerId: customerId.toLowerCase(), addressId: body.address.toLowerCase(), cartId, lines: sumLines(body.products ?? []) };
+  return { customerId: customerId.toLowerCase(), addressId: body.address.toLowerCase(), cartId, lines: sumLines(body.products ?? []), discountCode: body.discountCode ?? null };
 }
 
 /** Decides and writes one round of a store's orders: one outcome per request, in arrival order. */
@@ -57,7 +67,11 @@ export async function placeOrders(tx: Executor, store: string, jobs: Array<Round
   // Addresses are never changed through the API and a deleted one stays deleted: no lock needed.
   const addresses = await findAddresses(tx, store, [...new Set(requests.map((r) => r.addressId))]);
   const { products, now } = await lockSellableProducts(tx, store, [...new Set(requests.flatMap((r) => [...linesOf(r).keys()]))]);
-  const stock = new StockLedger(products);
+  // Units under other carts' unexpired holds are not for these orders; a held cart's own are (holds module).
+  const stock = new StockLedger(products, await holdsOf(tx, store, [...products.keys()], [...carts.keys()]));
+  // Codes after the products (their locks come last): read, and locked when limited or once per customer.
+  const discounts = await discountsForRound(tx, store, discountWanted(requests, (r) => carts.get(r.cartId!)?.discountId ?? null, linesOf));
+  const usage = new DiscountLedger(discounts.usedBy);
   const ordered = new Set<string>();
   const orders: Parameters<typeof repo.insertOrders>[2] = [];
   const lines: Parameters<typeof repo.insertOrders>[3] = [];
@@ -76,9 +90,12 @@ export async function placeOrders(tx: Executor, store: string, jobs: Array<Round
         throw new AppError('ADDRESS_NOT_FOUND', `address ${request.addressId} is not an address of customer ${request.customerId}`);
       }
       const wanted = linesOf(request);
-      const refusals = stock.take(wanted);
+      // Decided before the stock is taken (and taken only after the stock can be had): a refused order takes nothing.
+      const discount = decideOrderDiscount(request, request.cartId ? (carts.get(request.cartId)?.discountId ?? null) : null, discounts, usage, stock, products, wanted, now);
+      const refusals = stock.take(wanted, request.cartId);
       if (refusals.length > 0) throw orderRefusalError(refusals);
       if (request.cartId) ordered.add(request.cartId);
+      if (discount) usage.use(discount.rule, request.customerId);
       const id = randomUUID();
       const snapshots = [...wanted.keys()].sort().map((productId) => {
         const quantity = wanted.get(productId)!;
@@ -87,8 +104,9 @@ export async function placeOrders(tx: Executor, store: string, jobs: Array<Round
         return { orderId: id, product, quantity, unitPrice: product.price, linePrice: linePrice(product, quantity) };
       });
       const sum = totals(snapshots.map((s) => ({ unit: s.product, quantity: s.quantity })));
-      const row = { id, store, customerId: request.customerId, addressId: address.id, status: 'CREATED' as const, ...sum, createdAt: now, updatedAt: null, deletedAt: null };
-      orders.push({ id, customerId: row.customerId, addressId: row.addressId, cartId: request.cartId, price: sum.price, originalPrice: sum.originalPrice, createdAt: now });
+      const kept = { discountId: discount?.rule.id ?? null, discount: discount?.applied ?? null, discountTotal: discount?.applied.amount ?? 0 };
+      const row = { id, store, customerId: request.customerId, addressId: address.id, status: 'CREATED' as const, ...sum, ...kept, createdAt: now, updatedAt: null, deletedAt: null };
+      orders.push({ id, customerId: row.customerId, addressId: row.addressId, cartId: request.cartId, price: sum.price, originalPrice: sum.originalPrice, ...kept, createdAt: now });
       lines.push(...snapshots);
       const view = orderView(row, snapshots, address);
       placed.push({ view, job });
@@ -102,7 +120,9 @@ export async function placeOrders(tx: Executor, store: string, jobs: Array<Round
   // Cannot happen while the rows are locked; the guards are what make overselling impossible regardless.
   if ((await takeStock(tx, store, takes)) !== takes.length) throw new AppError('SERVICE_UNAVAILABLE', 'the stock changed under a lock; retry');
   await repo.insertOrders(tx, store, orders, lines);
-  await completeCarts(tx, store, orders.flatMap((o) => (o.cartId ? [{ id: o.cartId, customerId: o.customerId, addressId: o.addressId }] : [])));
+  await completeCarts(tx, store, orders.flatMap((o) => (o.cartId ? [{ id: o.cartId, customerId: o.customerId, addressId: o.addressId, held: carts.get(o.cartId)!.held }] : [])));
+  // Last, so an unlimited code's row is locked only from here to the commit.
+  await countUses(tx, store, usage.used());
   for (const { view, job } of placed) {
     const { record } = jobs[job]!;
     record('order.created', { order: view });

@@ -1,7 +1,7 @@
 /** Order SQL: orders and their lines (the products as ordered). Stock is the catalog's, carts the carts module's. */
 import { sql } from 'drizzle-orm';
 import { jsonb, queryRows, valueList, type Executor } from '../../db/client.js';
-import type { ProductSnapshot } from '../../db/schema.js';
+import type { DiscountSnapshot, ProductSnapshot } from '../../db/schema.js';
 import { toIso } from '../../lib/time.js';
 import type { OrderStatus } from './schemas.js';
 
@@ -13,6 +13,9 @@ export interface OrderRow {
   status: OrderStatus;
   price: number;
   originalPrice: number | null;
+  discountId: string | null;
+  discount: DiscountSnapshot | null;
+  discountTotal: number;
   createdAt: Date;
   updatedAt: Date | null;
   deletedAt: Date | null;
@@ -27,6 +30,7 @@ export interface OrderLineRow {
 
 const orderColumns = sql.raw(
   `id, store, customer_id as "customerId", address_id as "addressId", status, price, original_price as "originalPrice", ` +
+    `discount_id as "discountId", discount, discount_total as "discountTotal", ` +
     `created_at as "createdAt", updated_at as "updatedAt", deleted_at as "deletedAt"`,
 );
 
@@ -34,14 +38,18 @@ const orderColumns = sql.raw(
 export async function insertOrders(
   tx: Executor,
   store: string,
-  orders: Array<{ id: string; customerId: string; addressId: string; cartId: string | null; price: number; originalPrice: number | null; createdAt: Date }>,
+  orders: Array<{
+    id: string; customerId: string; addressId: string; cartId: string | null; price: number; originalPrice: number | null;
+    discountId: string | null; discount: DiscountSnapshot | null; discountTotal: number; createdAt: Date;
+  }>,
   lines: Array<{ orderId: string; quantity: number; unitPrice: number; linePrice: number; product: ProductSnapshot }>,
 ): Promise<void> {
   await tx.execute(
     sql`with new_orders as (
-          insert into orders (store, id, customer_id, address_id, cart_id, price, original_price, created_at)
+          insert into orders (store, id, customer_id, address_id, cart_id, price, original_price, discount_id, discount, discount_total, created_at)
           select ${store}, o.* from jsonb_to_recordset(${jsonb(orders.map((o) => ({ ...o, createdAt: toIso(o.createdAt) })))})
-            as o(id uuid, "customerId" uuid, "addressId" uuid, "cartId" uuid, price bigint, "originalPrice" bigint, "createdAt" timestamptz))
+            as o(id uuid, "customerId" uuid, "addressId" uuid, "cartId" uuid, price bigint, "originalPrice" bigint,
+                 "discountId" uuid, discount jsonb, "discountTotal" bigint, "createdAt" timestamptz))
         insert into order_lines (store, order_id, product_id, quantity, unit_price, line_price, product)
         select ${store}, l."orderId", (l.product->>'id')::uuid, l.quantity, l."unitPrice", l."linePrice", l.product
         from jsonb_to_recordset(${jsonb(lines)}) as l("orderId" uuid, quantity int, "unitPrice" int, "linePrice" bigint, product jsonb)`,

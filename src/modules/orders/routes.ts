@@ -14,9 +14,10 @@ const orderRoutes: FastifyPluginAsyncTypebox = async (app) => {
     method: 'POST', url: '/v1/:customer/orders', operationId: 'placeOrder', tags, summary: 'Place an order',
     description:
       'From exactly one of a PENDING cart (`id`) or a product list (`products`), to an address of the customer. ' +
-      'All or nothing: every line visible and in stock, or 422 with one `errors` entry per failing product.',
+      'All or nothing: every line visible and in stock, or 422 with one `errors` entry per failing product. ' +
+      'A product-list order may take `discountCode`; an order from a cart uses the cart\'s code. A code that does not apply is 422 DISCOUNT_NOT_APPLICABLE with `reason`.',
     params: CustomerParams, body: S.CreateOrderBody, status: 201, response: S.OrderEnvelope,
-    errors: ['NOT_FOUND', 'CART_EXPIRED', 'CART_NOT_PENDING', 'ADDRESS_NOT_FOUND', 'INSUFFICIENT_STOCK', 'PRODUCT_UNAVAILABLE'],
+    errors: ['NOT_FOUND', 'CART_EXPIRED', 'CART_NOT_PENDING', 'ADDRESS_NOT_FOUND', 'INSUFFICIENT_STOCK', 'PRODUCT_UNAVAILABLE', 'DISCOUNT_NOT_APPLICABLE'],
     idempotent: true, changesCatalog: true, events: ['order.created', 'product.out_of_stock'], counts: 'orders', limit: 'orders',
     // Before the schema's oneOf, whose failure would name a branch rather than the rule.
     preValidation: async (request) => assertOneSource(request.body),

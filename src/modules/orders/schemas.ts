@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Address } from '../addresses/index.js';
 import { LineRequest, ProductLine } from '../carts/index.js';
+import { discountFields } from '../discounts/index.js';
 import { Limit, Nullable, NullableTimestamp, Offset, StringEnum, Timestamp, Uuid, named } from '../../lib/http-schemas.js';
 
 export const OrderStatus = StringEnum(['CREATED', 'PAID', 'FULFILLED', 'CANCELLED'] as const, {
@@ -19,12 +20,13 @@ export const OrderFromProducts = named('OrderFromProducts', Type.Object(
   {
     address: OrderAddress,
     products: Type.Array(LineRequest, { minItems: 1, maxItems: 100, description: '1..100 lines, repeated ids summed' }),
+    discountCode: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'a discount code, any case (an order from a cart uses the cart\'s code)', examples: ['WELCOME10'] })),
   },
   { additionalProperties: false, description: 'an order of a list of products' },
 ));
 
 /** Exactly one of a cart (`id`) and a product list (`products`); service code reads it flat. */
-export type CreateOrderBody = { id?: string; address: string; products?: LineRequest[] };
+export type CreateOrderBody = { id?: string; address: string; products?: LineRequest[]; discountCode?: string };
 export const CreateOrderBody = Type.Unsafe<CreateOrderBody>({
   title: 'CreateOrderBody',
   description: 'from a PENDING cart (`id`) or from a product list (`products`): exactly one of them',
@@ -38,6 +40,7 @@ export const Order = named('Order', Type.Object({
   addressId: Uuid('address id'),
   price: Type.Integer({ description: "sum of the lines' order.price" }),
   originalPrice: Nullable('integer'),
+  ...discountFields,
   status: OrderStatus,
   createdAt: Timestamp(),
   updatedAt: NullableTimestamp(),

@@ -1,5 +1,6 @@
 import { toIso, toIsoOrNull } from '../../lib/time.js';
 import { addressView, type AddressRow } from '../addresses/index.js';
+import { discountTotals } from '../pricing/index.js';
 import type { OrderLineRow, OrderRow } from './repository.js';
 import type { OrderView } from './schemas.js';
 
@@ -12,6 +13,8 @@ export function orderView(order: OrderRow, lines: OrderLineRow[], address: Addre
     addressId: order.addressId,
     price: Number(order.price),
     originalPrice: order.originalPrice === null ? null : Number(order.originalPrice),
+    // As placed: the discount was priced when the order was made and is kept with it.
+    ...discountTotals(Number(order.price), order.discount ?? null),
     status: order.status,
     createdAt: toIso(order.createdAt),
     updatedAt: toIsoOrNull(order.updatedAt),

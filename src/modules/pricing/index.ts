@@ -5,10 +5,13 @@
  *
  * Two rules plug in here, each at one place:
  * - a discount adds its amount in `totals` (and the answers' totals follow);
- * - what a line may take is `StockLedger.available`: today the stock, with checkout holds the stock
- *   less what other carts hold (the ledger is built with what is held, per product).
+ * - what a line may take is `StockLedger.available`: the stock less what other carts hold under
+ *   unexpired checkout holds (the ledger is built with the holds of its products).
  */
 import { AppError } from '../../lib/app-error.js';
+
+// Discount codes: the amount, the refusal reasons and the round's usage ledger (see discount.ts).
+export * from './discount.js';
 
 /** What a line's price is made of. */
 export interface UnitPrice {
@@ -20,6 +23,13 @@ export interface UnitPrice {
 export interface Stocked {
   id: string;
   visible: boolean;
+  quantity: number;
+}
+
+/** Units of a product that one cart holds (an unexpired checkout hold); `cartId` null: other carts, summed. */
+export interface HeldUnits {
+  cartId: string | null;
+  productId: string;
   quantity: number;
 }
 
@@ -72,15 +82,38 @@ export function sumLines(lines: Array<{ id: string; quantity: number }>): Map<st
  */
 export class StockLedger {
   private readonly left = new Map<string, number>();
+  /** Units held per product by unexpired holds, and per cart the units it holds. */
+  private readonly held = new Map<string, number>();
+  private readonly holds = new Map<string, Map<string, number>>();
 
-  constructor(private readonly products: ReadonlyMap<string, Stocked>) {
+  constructor(
+    private readonly products: ReadonlyMap<string, Stocked>,
+    holds: Iterable<HeldUnits> = [],
+  ) {
     for (const p of products.values()) this.left.set(p.id, p.quantity);
+    for (const h of holds) {
+      this.held.set(h.productId, (this.held.get(h.productId) ?? 0) + h.quantity);
+      if (h.cartId === null) continue;
+      let cart = this.holds.get(h.cartId);
+      if (!cart) this.holds.set(h.cartId, (cart = new Map()));
+      cart.set(h.productId, h.quantity);
+    }
   }
 
-  /** Units a line of this product may take now (0 for a product that cannot be sold). */
-  available(productId: string): number {
+  /**
+   * Units a line of this product may take now (0 for a product that cannot be sold): the stock less
+   * what other carts hold; a cart's own hold is its to take.
+   */
+  available(productId: string, cartId: string | null = null): number {
     const product = this.products.get(productId);
-    return product?.visible ? this.left.get(productId)! : 0;
+    if (!product?.visible) return 0;
+    const own = cartId === null ? 0 : (this.holds.get(cartId)?.get(productId) ?? 0);
+    return Math.max(0, this.left.get(productId)! - (this.held.get(productId) ?? 0) + own);
+  }
+
+  /** The quantity the storefront shows: the stock less every unexpired hold. */
+  shown(productId: string): number {
+    return Math.max(0, (this.left.get(productId) ?? 0) - (this.held.get(productId) ?? 0));
   }
 
   /** The product's stock after what this ledger has taken (an order line's `quantity`). */
@@ -88,21 +121,40 @@ export class StockLedger {
     return this.left.get(productId) ?? 0;
   }
 
-  /** Why `requested` units of the product cannot be had, or undefined when they can. */
-  refusal(productId: string, requested: number): LineRefusal | undefined {
+  /** Why `requested` units of the product cannot be had (by `cartId`, when a cart asks), or undefined when they can. */
+  refusal(productId: string, requested: number, cartId: string | null = null): LineRefusal | undefined {
     const product = this.products.get(productId);
     if (!product?.visible) return { productId, code: 'PRODUCT_UNAVAILABLE', requested, available: 0 };
-    const available = this.available(productId);
+    const available = this.available(productId, cartId);
     if (requested > available) return { productId, code: 'INSUFFICIENT_STOCK', requested, available };
     return undefined;
   }
 
-  /** All or nothing: takes every line (product id order), or takes none and answers the refusals. */
-  take(lines: ReadonlyMap<string, number>): LineRefusal[] {
+  /**
+   * All or nothing: takes every line (product id order), or takes none and answers the refusals.
+   * An order from a cart takes its held units first, and its hold ends.
+   */
+  take(lines: ReadonlyMap<string, number>, cartId: string | null = null): LineRefusal[] {
     const ids = [...lines.keys()].sort();
-    const refusals = ids.flatMap((id) => this.refusal(id, lines.get(id)!) ?? []);
-    if (refusals.length === 0) for (const id of ids) this.left.set(id, this.left.get(id)! - lines.get(id)!);
+    const refusals = ids.flatMap((id) => this.refusal(id, lines.get(id)!, cartId) ?? []);
+    if (refusals.length === 0) {
+      for (const id of ids) this.left.set(id, this.left.get(id)! - lines.get(id)!);
+      if (cartId !== null) this.release(cartId);
+    }
     return refusals;
+  }
+
+  /** A cart's new hold within this decision (it replaces the one it had): later decisions see its units held. */
+  hold(cartId: string, lines: ReadonlyMap<string, number>): void {
+    this.release(cartId);
+    for (const [productId, quantity] of lines) this.held.set(productId, (this.held.get(productId) ?? 0) + quantity);
+    this.holds.set(cartId, new Map(lines));
+  }
+
+  /** Ends a cart's hold within this decision: its units count as unheld again. */
+  release(cartId: string): void {
+    for (const [productId, quantity] of this.holds.get(cartId) ?? []) this.held.set(productId, this.held.get(productId)! - quantity);
+    this.holds.delete(cartId);
   }
 
   /** Units taken per product so far, for the guarded stock update. */

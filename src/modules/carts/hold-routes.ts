@@ -1,0 +1,29 @@
+/** Checkout hold endpoints: POST and DELETE /v1/carts/:id/hold, commands of the write pipeline. */
+import type { FastifyInstance } from 'fastify';
+import { registerCommand } from '../../plugins/commands.js';
+import * as S from './schemas.js';
+import { holdCarts, releaseHold } from './holds.js';
+
+const tags = ['carts'];
+
+export function registerHoldCommands(app: FastifyInstance): void {
+  const seconds = app.config.cartHoldSeconds;
+  registerCommand(app, {
+    method: 'POST', url: '/v1/carts/:id/hold', operationId: 'holdCart', tags, summary: "Hold a cart's stock for checkout",
+    description:
+      'Holds every line of a PENDING cart for CART_HOLD_SECONDS, all or nothing: nobody else can order or hold those units until `heldUntil`. ' +
+      'Holding a held cart checks and renews it. 422 with one `errors` entry per product that cannot be held; nothing is held then.',
+    params: S.CartParams, status: 200, response: S.CartEnvelope,
+    errors: ['NOT_FOUND', 'CART_EXPIRED', 'CART_NOT_PENDING', 'INSUFFICIENT_STOCK', 'PRODUCT_UNAVAILABLE'],
+    changesCatalog: true,
+    prepare: ({ params }) => params.id.toLowerCase(),
+    runRound: (tx, store, jobs) => holdCarts(tx, store, jobs.map((j) => j.job), seconds),
+  });
+  registerCommand(app, {
+    method: 'DELETE', url: '/v1/carts/:id/hold', operationId: 'releaseCartHold', tags, summary: "End a cart's checkout hold",
+    description: 'Its units are available to everyone again at once; `heldUntil` becomes null. A cart that holds nothing answers as it is.',
+    params: S.CartParams, status: 200, response: S.CartEnvelope, errors: ['NOT_FOUND', 'CART_EXPIRED', 'CART_NOT_PENDING'],
+    changesCatalog: true,
+    run: ({ store, params }, { tx }) => releaseHold(tx, store, params.id),
+  });
+}

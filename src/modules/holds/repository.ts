@@ -1,0 +1,79 @@
+/**
+ * Hold SQL: the units carts hold of products (cart_holds). A hold counts while its `until` is after
+ * the statement's transaction time (`now()`), so an expired hold stops counting by itself; a
+ * transaction that waited for a lock judges expiry at its start, which can only count a hold longer,
+ * never shorter, so what is held plus what is ordered never exceeds the stock.
+ */
+import { sql, type SQL } from 'drizzle-orm';
+import { jsonb, queryRows, valueList, type Executor } from '../../db/client.js';
+import { asDate, toIso } from '../../lib/time.js';
+
+/** Units of a product one cart holds; `cartId` null: the sum of what other carts hold of it. */
+export interface Held {
+  cartId: string | null;
+  productId: string;
+  quantity: number;
+}
+
+/**
+ * The unexpired holds of some products: each of `cartIds`' holds on its own, the other carts' as one
+ * sum per product (a product under a thousand holds is one row, not a thousand).
+ */
+export async function holdsOf(db: Executor, store: string, productIds: string[], cartIds: string[] = []): Promise<Held[]> {
+  if (productIds.length === 0) return [];
+  const held = sql`from cart_holds where store = ${store} and product_id in (${valueList(productIds)}) and until > now()`;
+  if (cartIds.length === 0) {
+    return queryRows<Held>(db, sql`select null as "cartId", product_id as "productId", sum(quantity)::int as quantity ${held} group by product_id`);
+  }
+  const carts = valueList(cartIds);
+  return queryRows<Held>(
+    db,
+    sql`select cart_id::text as "cartId", product_id as "productId", quantity ${held} and cart_id in (${carts})
+        union all
+        select null, product_id, sum(quantity)::int ${held} and cart_id not in (${carts}) group by product_id`,
+  );
+}
+
+/** Units held of each of some products (absent: none). */
+export async function heldTotals(db: Executor, store: string, productIds: string[]): Promise<Map<string, number>> {
+  if (productIds.length === 0) return new Map();
+  const rows = await queryRows<{ productId: string; held: number }>(
+    db,
+    sql`select product_id as "productId", sum(quantity)::int as held from cart_holds
+        where store = ${store} and product_id in (${valueList(productIds)}) and until > now() group by product_id`,
+  );
+  return new Map(rows.map((r) => [r.productId, r.held]));
+}
+
+/** When the store's next unexpired hold ends, or null when it has none (one read of the (store, until) index). */
+export async function nextHoldExpiry(db: Executor, store: string): Promise<Date | null> {
+  const [row] = await queryRows<{ until: Date | string | null }>(db, sql`select min(until) as until from cart_holds where store = ${store} and until > now()`);
+  return row?.until ? asDate(row.until) : null;
+}
+
+/** The units of the products row `alias` that no unexpired hold takes, as an SQL expression. */
+export function availableQuantity(alias = 'p'): SQL {
+  const p = sql.raw(alias);
+  return sql`(${p}.quantity - coalesce((select sum(h.quantity) from cart_holds h where h.store = ${p}.store and h.product_id = ${p}.id and h.until > now()), 0))`;
+}
+
+/** Replaces the holds of some carts with these lines (every cart given has at least one), all until `until`. */
+export async function replaceHolds(tx: Executor, store: string, lines: Held[], until: Date): Promise<void> {
+  if (lines.length === 0) return;
+  // The delete touches only rows the insert does not: a statement may not change a row twice.
+  await tx.execute(
+    sql`with new as (select * from jsonb_to_recordset(${jsonb(lines)}) as x("cartId" uuid, "productId" uuid, quantity int)),
+        gone as (
+          delete from cart_holds h where h.store = ${store} and h.cart_id = any(array(select distinct "cartId" from new))
+            and not exists (select 1 from new n where n."cartId" = h.cart_id and n."productId" = h.product_id))
+        insert into cart_holds (store, cart_id, product_id, quantity, until)
+        select ${store}, n."cartId", n."productId", n.quantity, ${toIso(until)} from new n
+        on conflict (store, cart_id, product_id) do update set quantity = excluded.quantity, until = excluded.until`,
+  );
+}
+
+/** Ends the holds of some carts. */
+export async function endHolds(tx: Executor, store: string, cartIds: string[]): Promise<void> {
+  if (cartIds.length === 0) return;
+  await tx.execute(sql`delete from cart_holds where store = ${store} and cart_id in (${valueList(cartIds)})`);
+}

@@ -1,0 +1,148 @@
+/**
+ * Discount codes: whether a code applies to some lines, and by how much. Pure, like the rest of
+ * pricing: callers read (and for orders lock) the discounts and the facts the rules need (which
+ * lines' products are in the code's collections, which customers used a once-per-customer code),
+ * this decides. Carts and orders both price through here, so they can never round differently.
+ */
+import { AppError } from '../../lib/app-error.js';
+
+export type DiscountType = 'percentage' | 'fixed';
+
+/** Why a code does not apply (the `reason` of 422 DISCOUNT_NOT_APPLICABLE). */
+export const DISCOUNT_REASONS = ['unknown', 'inactive', 'not_started', 'expired', 'used_up', 'min_subtotal', 'no_eligible_products', 'already_used'] as const;
+export type DiscountReason = (typeof DISCOUNT_REASONS)[number];
+
+/** A discount as pricing needs it. */
+export interface DiscountRule {
+  id: string;
+  code: string;
+  type: DiscountType;
+  value: number;
+  minSubtotal: number;
+  startsAt: Date | null;
+  endsAt: Date | null;
+  usageLimit: number | null;
+  usageCount: number;
+  oncePerCustomer: boolean;
+  active: boolean;
+  deletedAt: Date | null;
+  products: readonly string[];
+  collections: readonly string[];
+  /** Products (among the lines priced) that belong to one of `collections` or to a collection nested in one. */
+  inCollections: ReadonlySet<string>;
+}
+
+/** A discount as carts and orders show it. */
+export interface AppliedDiscount {
+  code: string;
+  type: DiscountType;
+  value: number;
+  amount: number;
+}
+
+/** A priced line: its product and its `order.price`. */
+export interface DiscountLine {
+  productId: string;
+  price: number;
+}
+
+/** What a discount does to some lines: the discount shown (amount 0 when refused) and why it does not apply. */
+export interface DiscountDecision {
+  discount: AppliedDiscount;
+  reason?: DiscountReason;
+}
+
+/** Whether a line's product is eligible: every line when the code names no product and no collection. */
+function eligible(rule: DiscountRule, productId: string): boolean {
+  if (rule.products.length === 0 && rule.collections.length === 0) return true;
+  return rule.products.includes(productId) || rule.inCollections.has(productId);
+}
+
+/** The amount on an eligible subtotal: percentages round down, a fixed amount never exceeds it. Integer money. */
+export function discountAmount(type: DiscountType, value: number, eligibleSubtotal: number): number {
+  if (eligibleSubtotal <= 0) return 0;
+  return type === 'percentage' ? Math.floor((eligibleSubtotal * value) / 100) : Math.min(value, eligibleSubtotal);
+}
+
+/**
+ * Decides a code for some lines at `now`. `usedBefore` is the uses already counted elsewhere in the
+ * decision (earlier orders of the same round); `alreadyUsed` says the customer has an order with it
+ * (known for orders only: a cart's customer is not known).
+ */
+export function decideDiscount(
+  rule: DiscountRule,
+  lines: readonly DiscountLine[],
+  context: { now: Date; usedBefore?: number; alreadyUsed?: boolean },
+): DiscountDecision {
+  const shown = { code: rule.code, type: rule.type, value: rule.value };
+  const price = lines.reduce((sum, l) => sum + l.price, 0);
+  const eligibleSubtotal = lines.filter((l) => eligible(rule, l.productId)).reduce((sum, l) => sum + l.price, 0);
+  const reason = refusalReason(rule, lines, price, context);
+  if (reason) return { discount: { ...shown, amount: 0 }, reason };
+  return { discount: { ...shown, amount: discountAmount(rule.type, rule.value, eligibleSubtotal) } };
+}
+
+function refusalReason(rule: DiscountRule, lines: readonly DiscountLine[], price: number, context: { now: Date; usedBefore?: number; alreadyUsed?: boolean }): DiscountReason | undefined {
+  if (rule.deletedAt) return 'unknown';
+  if (!rule.active) return 'inactive';
+  const now = context.now.getTime();
+  if (rule.startsAt && now < rule.startsAt.getTime()) return 'not_started';
+  if (rule.endsAt && now >= rule.endsAt.getTime()) return 'expired';
+  if (rule.usageLimit !== null && rule.usageCount + (context.usedBefore ?? 0) >= rule.usageLimit) return 'used_up';
+  if (price < rule.minSubtotal) return 'min_subtotal';
+  if (!lines.some((l) => eligible(rule, l.productId))) return 'no_eligible_products';
+  if (rule.oncePerCustomer && context.alreadyUsed) return 'already_used';
+  return undefined;
+}
+
+/** A cart's or an order's totals with its discount: `total` is `price` less `discountTotal`. */
+export function discountTotals(price: number, discount: AppliedDiscount | null): { discount: AppliedDiscount | null; discountTotal: number; total: number } {
+  const discountTotal = discount?.amount ?? 0;
+  return { discount, discountTotal, total: price - discountTotal };
+}
+
+const REASON_TEXT: Record<DiscountReason, string> = {
+  unknown: 'no such discount code',
+  inactive: 'the discount code is not active',
+  not_started: 'the discount code is not valid yet',
+  expired: 'the discount code has expired',
+  used_up: 'the discount code has been used as often as it may be',
+  min_subtotal: 'the subtotal is below the minimum for this code',
+  no_eligible_products: 'no product here is eligible for this code',
+  already_used: 'this customer has already used this code',
+};
+
+/** The 422 that refuses a code, with its `reason`. */
+export function discountRefusalError(code: string, reason: DiscountReason): AppError {
+  return new AppError('DISCOUNT_NOT_APPLICABLE', `discount code ${code}: ${REASON_TEXT[reason]}`, { reason });
+}
+
+/**
+ * The discounts of one decision (a round of orders): how many uses the orders decided so far take,
+ * and which customers used a once-per-customer code, so the round stays exact like the stock ledger.
+ */
+export class DiscountLedger {
+  private readonly uses = new Map<string, number>();
+  private readonly customers = new Set<string>();
+
+  /** `usedBy`: `${discountId}:${customerId}` of the customers who have an order with the code that is not cancelled. */
+  constructor(usedBy: Iterable<string>) {
+    for (const key of usedBy) this.customers.add(key);
+  }
+
+  /** The decision for an order of `customerId` with these lines; records nothing. */
+  decide(rule: DiscountRule, lines: readonly DiscountLine[], now: Date, customerId: string): DiscountDecision {
+    return decideDiscount(rule, lines, { now, usedBefore: this.uses.get(rule.id) ?? 0, alreadyUsed: this.customers.has(`${rule.id}:${customerId}`) });
+  }
+
+  /** Counts an accepted order's use. */
+  use(rule: DiscountRule, customerId: string): void {
+    this.uses.set(rule.id, (this.uses.get(rule.id) ?? 0) + 1);
+    this.customers.add(`${rule.id}:${customerId}`);
+  }
+
+  /** Uses per discount, for the guarded usage update. */
+  used(): Array<{ id: string; uses: number }> {
+    return [...this.uses].map(([id, uses]) => ({ id, uses }));
+  }
+}
