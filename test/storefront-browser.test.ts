@@ -127,6 +127,18 @@ describe('on its own throwaway service with the demo store', { skip }, () => {
       const line = page.locator('table.lines tbody tr').first();
       assert.match(await line.innerText(), /Oxford shirt\s+\$54.90\s+.*\$109.80/s, 'the line shows its unit price and its total');
       assert.equal(await page.locator('#total').innerText(), '$109.80');
+      // A discount code: an unknown one is explained, the demo's WELCOME10 (any case) takes 10 % off.
+      await page.locator('#discount-form input[name=code]').fill('NOPE-NOPE');
+      await page.locator('#discount-form').getByRole('button', { name: 'Apply' }).click();
+      await page.locator('#message:not([hidden]):not(.ok)').waitFor();
+      assert.equal(await page.locator('#message').innerText(), 'We do not know that discount code: check its spelling.');
+      await page.locator('#discount-form input[name=code]').fill('welcome10');
+      await page.locator('#discount-form').getByRole('button', { name: 'Apply' }).click();
+      await page.locator('#discount').waitFor();
+      assert.equal(await page.locator('#message').innerText(), 'Code WELCOME10 applied.');
+      assert.equal(await page.locator('#subtotal').innerText(), '$109.80');
+      assert.match(await page.locator('#discount').innerText(), /WELCOME10\s+−\$10.98/);
+      assert.equal(await page.locator('#total').innerText(), '$98.82');
       await shot(page, '3-cart');
       await page.locator('#checkout').click();
       await page.locator('#address').waitFor();
@@ -137,7 +149,8 @@ describe('on its own throwaway service with the demo store', { skip }, () => {
       await page.locator('#confirmation').waitFor({ timeout: 30_000 });
       assert.match(await page.locator('#order-number').innerText(), /^#[0-9A-F]{8}$/);
       assert.equal(await page.locator('#order-status').innerText(), 'Received: we are preparing it');
-      assert.equal(await page.locator('#order-total').innerText(), '$109.80');
+      assert.equal(await page.locator('#order-discount').innerText(), '−$10.98');
+      assert.equal(await page.locator('#order-total').innerText(), '$98.82', 'the order keeps the discount');
       assert.match(await page.locator('#confirmation table').innerText(), /Oxford shirt\s+\$54.90\s+2\s+\$109.80/);
       assert.doesNotMatch(await page.locator('#confirmation').innerText(), /CREATED|[0-9a-f]{8}-[0-9a-f]{4}-/, 'no raw status or UUID');
       await shot(page, '5-confirmation');
@@ -249,6 +262,46 @@ describe('on its own throwaway service with the demo store', { skip }, () => {
     for (const [slug, quantity] of stockBefore) {
       assert.equal(stockAfter.get(slug), slug === 'linen-shirt-blue-m' ? quantity - 2 : quantity, `${slug}: only the variant bought has less`);
     }
+  });
+
+  test('checkout holds the cart: a countdown, a second browser sees the held units as taken, leaving gives them back', { timeout: 240_000 }, async () => {
+    const base = storefront.url;
+    await withBrowser(async (other) => {
+      const seen = async () => {
+        await other.goto(`${base}/#/`);
+        await other.reload();
+        await other.locator('[data-product="umbrella"] [data-stock]').waitFor();
+        return stockOf(other, 'umbrella');
+      };
+      const stock = await seen();
+      assert.ok(stock > 0);
+      await withBrowser(async (page) => {
+        await page.goto(`${base}/#/p/umbrella`);
+        await page.locator('#quantity').fill(String(stock));
+        await page.locator('#add').click();
+        await page.locator('#message.ok').waitFor();
+        await page.goto(`${base}/#/cart`);
+        await page.locator('#checkout').click();
+        await page.locator('#hold[data-state="held"]').waitFor();
+        assert.match(await page.locator('#hold-left').innerText(), /^1[45]:\d\d$/, 'the time left, counting down from 15 minutes');
+        await shot(page, '10-checkout-hold', { fullPage: false });
+        assert.equal(await seen(), 0, 'another shopper sees the held umbrellas as sold out');
+        await page.locator('#hold-renew').click();
+        await page.locator('#hold[data-state="held"]').waitFor();
+        // Back to the cart: the hold is released, the other shopper sees them again.
+        await page.goto(`${base}/#/cart`);
+        await page.locator('#checkout').waitFor();
+        for (let i = 0; i < 50 && (await seen()) !== stock; i++) await new Promise((r) => setTimeout(r, 100));
+        assert.equal(await seen(), stock, 'leaving checkout gives the units back');
+        // Checkout again, and the order from the held cart goes through.
+        await page.locator('#checkout').click();
+        await page.locator('#hold[data-state="held"]').waitFor();
+        await fillAddress(page);
+        await page.locator('#address').getByRole('button', { name: 'Place order' }).click();
+        await page.locator('#confirmation').waitFor({ timeout: 30_000 });
+      });
+      assert.equal(await seen(), 0, 'the order took them');
+    });
   });
 });
 

@@ -64,6 +64,18 @@ const STATUS_WORDS: Record<string, string> = {
 };
 export const statusWords = (status: string) => STATUS_WORDS[status] ?? status.toLowerCase();
 
+/** Why a discount code is refused, in words (the problem's `reason`). */
+const DISCOUNT_WORDS: Record<string, string> = {
+  unknown: 'We do not know that discount code: check its spelling.',
+  inactive: 'This discount code is not active at the moment.',
+  not_started: 'This discount code is not valid yet.',
+  expired: 'This discount code has expired.',
+  used_up: 'This discount code has been used up.',
+  min_subtotal: 'Your cart is below the minimum for this discount code.',
+  no_eligible_products: 'None of the items in your cart are eligible for this discount code.',
+  already_used: 'You have already used this discount code: remove it from your cart to order.',
+};
+
 type ErrorEntry = { productId?: string; available?: number; code?: string };
 
 /** A problem as a sentence a shopper understands. */
@@ -78,6 +90,8 @@ export function explain(problem: Partial<Problem> | undefined, names: Map<string
     case 'INSUFFICIENT_STOCK':
     case 'PRODUCT_UNAVAILABLE':
       return entries.length ? entries.map(line).join(' ') : 'This product is sold out or no longer available.';
+    case 'DISCOUNT_NOT_APPLICABLE':
+      return DISCOUNT_WORDS[problem.reason ?? ''] ?? 'This discount code cannot be used.';
     case 'CART_EXPIRED':
     case 'CART_NOT_PENDING':
       return 'Your cart expired or was already ordered; it has been emptied.';

@@ -59,10 +59,19 @@ export function linesTable(lines: ProductLine[], editable: boolean, optionNames 
     <tbody>${rows.join('')}</tbody></table>`;
 }
 
-// Where a discount code field goes (POST /v1/carts/:id/discount): the summary then shows the
-// cart's `discountTotal` and `total` below its `price`.
+/**
+ * Subtotal, the discount code (a field to enter one, or the one applied with what it takes off) and
+ * the total to pay. A code that stopped applying stays on the cart at 0: the shopper is told why
+ * only when ordering, so the cart says so plainly and offers to remove it.
+ */
 function cartSummary(cart: Cart): string {
-  return `<div class="summary"><p>Subtotal <span class="price" id="total">${money(cart.price)}</span></p></div>`;
+  const code = cart.discount
+    ? `<p id="discount">Code <strong>${escape(cart.discount.code)}</strong>${cart.discount.amount > 0 ? '' : ' (does not apply to this cart)'}
+        <span class="price">−${money(cart.discountTotal)}</span> <button class="button secondary small" id="remove-code">Remove</button></p>`
+    : `<form id="discount-form" class="inline"><label>Discount code <input class="input code" name="code" autocomplete="off" maxlength="40"></label>
+        <button class="button secondary small" type="submit">Apply</button></form>`;
+  return `<div class="summary"><div><p>Subtotal <span class="price" id="subtotal">${money(cart.price)}</span></p>${code}
+    <p><strong>Total</strong> <span class="price" id="total">${money(cart.total)}</span></p></div></div>`;
 }
 
 export async function renderCart() {
@@ -89,5 +98,19 @@ export async function renderCart() {
       await renderCart();
     }),
   );
+  document.getElementById('discount-form')?.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    const code = String(new FormData(event.target as HTMLFormElement).get('code') ?? '').trim();
+    if (!code) return;
+    const r = await shop.POST('/api/v1/carts/{id}/discount', { params: { path: { id: cart.id } }, body: { code } });
+    await renderCart();
+    if (r.error) show(explain(r.error, names));
+    else show(`Code ${r.data?.cart.discount?.code ?? code.toUpperCase()} applied.`, 'ok');
+  });
+  document.getElementById('remove-code')?.addEventListener('click', async () => {
+    const r = await shop.DELETE('/api/v1/carts/{id}/discount', { params: { path: { id: cart.id } } });
+    if (r.error) show(explain(r.error, names));
+    await renderCart();
+  });
   document.getElementById('checkout')!.addEventListener('click', () => (location.hash = '#/checkout'));
 }

@@ -4,18 +4,13 @@ import { checkoutCustomer, config, customer, forgetCustomer, me, rememberCart } 
 import { escape, explain, money, show, view } from '../ui.js';
 import { productLabel } from '../variants.js';
 import { currentCart, updateCartCount } from './cart.js';
+import { holdPlaceholder, startHold } from './hold.js';
 
 const ADDRESS_FIELDS: Array<[name: keyof AddressInput, label: string, required: boolean]> = [
   ['street', 'Street', true], ['number', 'Number', true], ['complement', 'Apartment, suite (optional)', false],
   ['neightborhood', 'Neighborhood (optional)', false], ['city', 'City', true], ['state', 'State', true],
   ['zipcode', 'Postal code', true], ['country', 'Country', true],
 ];
-
-// Where a checkout hold goes (POST /v1/carts/:id/hold when this page opens): the cart's stock is
-// kept for the shopper until `heldUntil`, shown here as a countdown.
-function holdNotice(): string {
-  return '';
-}
 
 export async function renderCheckout() {
   const cart = await currentCart();
@@ -24,10 +19,13 @@ export async function renderCheckout() {
     ? `<p>Signed in as <strong>${escape(customer()!.email!)}</strong>.</p>`
     : `<p>You check out as a guest.${config.signIn ? ' <a href="#/account">Sign in</a> to find your orders again later.' : ''}</p>`;
   const inputs = ADDRESS_FIELDS.map(([name, label, required]) => `<label class="field">${label}<input class="input" name="${name}" ${required ? 'required' : ''}></label>`).join('');
-  view.innerHTML = `<h1>Checkout</h1>${who}${holdNotice()}
+  // The checkout hold (views/hold.ts): the cart's items are kept for the shopper while they pay.
+  view.innerHTML = `<h1>Checkout</h1>${who}${holdPlaceholder()}
     <form id="address" class="form"><h2>Delivery address</h2><div class="fields">${inputs}</div>
-    <p>Total to pay: <span class="price">${money(cart.price)}</span></p>
+    ${cart.discount && cart.discountTotal > 0 ? `<p>Discount ${escape(cart.discount.code)}: <span class="price">−${money(cart.discountTotal)}</span></p>` : ''}
+    <p>Total to pay: <span class="price" id="checkout-total">${money(cart.total)}</span></p>
     <button class="button primary" type="submit">Place order</button></form>`;
+  await startHold(cart);
   document.getElementById('address')!.addEventListener('submit', async (event) => {
     event.preventDefault();
     const form = new FormData(event.target as HTMLFormElement);

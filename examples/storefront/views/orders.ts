@@ -20,7 +20,8 @@ export async function renderOrder(id: string) {
     <dl class="facts"><div><dt>Order number</dt><dd id="order-number">${orderNumber(o.id)}</dd></div>
       <div><dt>Placed</dt><dd>${placedAt(o)}</dd></div>
       <div><dt>Status</dt><dd id="order-status">${statusWords(o.status)}</dd></div>
-      <div><dt>Total</dt><dd class="price" id="order-total">${money(o.price)}</dd></div></dl>
+      ${o.discount ? `<div><dt>Discount ${escape(o.discount.code)}</dt><dd class="price" id="order-discount">−${money(o.discountTotal)}</dd></div>` : ''}
+      <div><dt>Total</dt><dd class="price" id="order-total">${money(o.total)}</dd></div></dl>
     ${linesTable(o.products, false, optionNames)}
     <p>It ships to ${escape(a.street)} ${escape(a.number)}${a.complement ? `, ${escape(a.complement)}` : ''}, ${escape(a.city)} ${escape(a.state)} ${escape(a.zipcode)}, ${escape(a.country)}.</p>
     <div class="actions"><a class="button secondary" href="#/orders">All my orders</a><a class="button primary" href="#/">Keep shopping</a></div></div>`;
@@ -41,7 +42,7 @@ export async function renderOrders() {
   };
   const rows = data.orders.map(
     (o) => `<tr><td><a href="#/orders/${o.id}">${orderNumber(o.id)}</a></td><td>${placedAt(o)}</td>
-      <td><ul class="order-items">${o.products.map(item).join('')}</ul></td><td class="num">${money(o.price)}</td><td>${statusWords(o.status)}</td></tr>`,
+      <td><ul class="order-items">${o.products.map(item).join('')}</ul></td><td class="num">${money(o.total)}</td><td>${statusWords(o.status)}</td></tr>`,
   );
   view.innerHTML = `<h1>My orders</h1>${who}<table class="lines" id="orders"><thead><tr><th>Order</th><th>Placed</th><th>Items</th><th class="num">Total</th><th>Status</th></tr></thead>
     <tbody>${rows.join('')}</tbody></table>`;
