@@ -26,6 +26,7 @@ import type { SqlPlan } from './ceiling-sql.js';
 import type { OrderCeilingPlan } from './ceiling-orders.js';
 import { seedBench, type BenchFixture } from './seed.js';
 import { measureDrain, startBenchReceiver, subscribe, type DrainResult } from './webhooks.js';
+import { holdCarts, prepareActiveHolds, prepareHoldCarts, selloutWithHolds, type HeldSelloutResult } from './holds.js';
 
 const ROOT = new URL('../', import.meta.url).pathname;
 const { values } = parseArgs({
@@ -73,14 +74,34 @@ interface Workload {
   ceiling?: OrderCeilingPlan['shape'];
   /** Writes: the service's own statements as bare SQL (the older, second ceiling). */
   sql?: SqlPlan['workload'];
+  /** Made through the API before the workload runs (carts to hold, active holds). */
+  prepare?: (base: string, f: BenchFixture) => Promise<void>;
 }
 
 const order = (f: BenchFixture) => `/api/v1/${f.customerId}/orders`;
+const SPREAD_CODE = 'BENCH10';
+const LIMITED_CODE = 'LIMITED2000';
 function hotOrders(f: BenchFixture) {
   return { paths: [order(f)], bodies: [JSON.stringify({ address: f.addressId, products: [{ id: f.hotProductIds[0], quantity: 1 }] })] };
 }
 /** Orders go with the customer's own token; everything else with the public storefront token. */
 const tokenOf = (w: { name: string }, f: BenchFixture) => (w.name.startsWith('order-') ? f.customer : f.storefront);
+const spreadOrders = (f: BenchFixture) => ({ paths: [order(f)], bodies: f.hotProductIds.map((id) => JSON.stringify({ address: f.addressId, products: [{ id, quantity: 1 }] })) });
+// Checkout holds (bench/holds.ts): the two order workloads with 1,000 active holds in the store,
+// each compared with the same workload run just before the holds are made (on the same database:
+// the first order runs ran on a smaller one), catalog reads while the holds last, then holding a 1-3
+// line cart (a renewal after the first).
+const HOLD_WORKLOADS: Workload[] = [
+  { name: 'order-spread-before-holds', kind: 'write', method: 'POST', ceiling: 'spread', plan: spreadOrders },
+  { name: 'order-hot-before-holds', kind: 'write', method: 'POST', ceiling: 'hot-cte', plan: hotOrders },
+  { name: 'order-spread-held', kind: 'write', method: 'POST', ceiling: 'spread', prepare: prepareActiveHolds, plan: spreadOrders },
+  { name: 'order-hot-held', kind: 'write', method: 'POST', ceiling: 'hot-cte', prepare: prepareActiveHolds, plan: hotOrders },
+  // Catalog reads while those 1,000 holds last: quantities are the stock less what is held.
+  { name: 'list-products-held', kind: 'read', method: 'GET', prepare: prepareActiveHolds, plan: () => ({ paths: ['/api/v1/products?limit=50'] }) },
+  { name: 'product-by-slug-held', kind: 'read', method: 'GET', prepare: prepareActiveHolds, plan: (f) => ({ paths: f.slugs.map((s) => `/api/v1/products/${s}`) }) },
+  { name: 'list-filtered-held', kind: 'read', method: 'GET', prepare: prepareActiveHolds, plan: () => ({ paths: ['/api/v1/products?minPrice=1000&maxPrice=5000&inStock=true&limit=50'] }) },
+  { name: 'cart-hold', kind: 'write', method: 'POST', ceiling: 'spread', prepare: prepareHoldCarts, plan: (f) => ({ paths: holdCarts(f).map((id) => `/api/v1/carts/${id}/hold`) }) },
+];
 const ALL_WORKLOADS: Workload[] = [
   { name: 'list-products', kind: 'read', method: 'GET', plan: () => ({ paths: ['/api/v1/products?limit=50'] }) },
   { name: 'list-collection-products', kind: 'read', method: 'GET', plan: (f) => ({ paths: [`/api/v1/products?collection=${f.collectionSlug}&limit=50`] }) },
@@ -104,8 +125,12 @@ const ALL_WORKLOADS: Workload[] = [
   },
   {
     // A random one of 1000 products per order: a big store's checkout.
-    name: 'order-spread', kind: 'write', method: 'POST', ceiling: 'spread',
-    plan: (f) => ({ paths: [order(f)], bodies: f.hotProductIds.map((id) => JSON.stringify({ address: f.addressId, products: [{ id, quantity: 1 }] })) }),
+    name: 'order-spread', kind: 'write', method: 'POST', ceiling: 'spread', plan: spreadOrders,
+  },
+  {
+    // order-spread, every order with an unlimited percentage code (made by `createBenchDiscounts`).
+    name: 'order-spread-discount', kind: 'write', method: 'POST', ceiling: 'spread',
+    plan: (f) => ({ paths: [order(f)], bodies: f.hotProductIds.map((id) => JSON.stringify({ address: f.addressId, products: [{ id, quantity: 1 }], discountCode: SPREAD_CODE })) }),
   },
   // Every order on one product: a flash sale.
   { name: 'order-hot', kind: 'write', method: 'POST', ceiling: 'hot-cte', plan: hotOrders },
@@ -114,6 +139,7 @@ const ALL_WORKLOADS: Workload[] = [
     name: 'order-from-cart', kind: 'write', method: 'POST', ceiling: 'spread', sql: 'order-cart',
     plan: (f) => ({ paths: [order(f)], bodies: f.orderCartIds.map((id) => JSON.stringify({ id, address: f.addressId })), sequential: true }),
   },
+  ...HOLD_WORKLOADS,
 ];
 const WORKLOADS = ALL_WORKLOADS.filter((w) => !values.only || values.only.split(',').includes(w.name));
 
@@ -250,7 +276,48 @@ async function sellout(base: string, fixture: BenchFixture): Promise<SelloutResu
   return { orders, refused, other, quantityLeft, rps: result.rps, p99: result.p99, passed: orders === 2000 && refused === 4000 && other === 0 && quantityLeft === 0 };
 }
 
-async function benchSize(products: number): Promise<{ rows: Row[]; peakRss: number; sellout: SelloutResult | null; ceilings: Partial<Record<OrderCeilingPlan['shape'], LoadResult>>; drain: DrainResult | null; replicaReads: Record<string, number> | null }> {
+/** The discount codes of the discount workloads, through the admin API: an unlimited percentage, and one limited to 2000 uses. */
+async function createBenchDiscounts(base: string, fixture: BenchFixture): Promise<string> {
+  const create = async (body: object) => {
+    const r = await fetch(`${base}/api/v1/admin/discounts`, { method: 'POST', headers: { authorization: `Bearer ${fixture.admin}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    if (r.status !== 201) throw new Error(`creating a discount: ${r.status} ${await r.text()}`);
+    return ((await r.json()) as { discount: { id: string } }).discount.id;
+  };
+  await create({ code: SPREAD_CODE, type: 'percentage', value: 10 });
+  return create({ code: LIMITED_CODE, type: 'percentage', value: 20, usageLimit: 2000 });
+}
+
+interface LimitedCodeResult {
+  orders: number;
+  refused: number;
+  other: number;
+  usageCount: number;
+  rps: number;
+  p99: number;
+  passed: boolean;
+}
+
+/**
+ * The limited-code check, like the sellout: 6000 orders (spread over the hot products) from 200
+ * connections with a code limited to 2000 uses must make exactly 2000 orders, refuse the rest with
+ * 422 and count 2000 uses: the run fails otherwise.
+ */
+async function limitedCode(base: string, fixture: BenchFixture, discountId: string): Promise<LimitedCodeResult> {
+  console.error('   order-limited-code');
+  const result = await runJson<LoadResult>('bench/load.ts', {
+    url: base, method: 'POST', token: fixture.customer, connections: 200, warmupSeconds: 0, seconds: 0, amount: 6000,
+    paths: [`/api/v1/${fixture.customerId}/orders`],
+    bodies: fixture.hotProductIds.map((id) => JSON.stringify({ address: fixture.addressId, products: [{ id, quantity: 1 }], discountCode: LIMITED_CODE })),
+  } satisfies LoadPlan);
+  const discount = await fetch(`${base}/api/v1/admin/discounts/${discountId}`, { headers: { authorization: `Bearer ${fixture.admin}` } });
+  const usageCount = ((await discount.json()) as { discount: { usageCount: number } }).discount.usageCount;
+  const orders = result.statusCodes['201'] ?? 0;
+  const refused = result.statusCodes['422'] ?? 0;
+  const other = result.requests - orders - refused;
+  return { orders, refused, other, usageCount, rps: result.rps, p99: result.p99, passed: orders === 2000 && refused === 4000 && other === 0 && usageCount === 2000 };
+}
+
+async function benchSize(products: number): Promise<{ rows: Row[]; peakRss: number; sellout: SelloutResult | null; heldSellout: HeldSelloutResult | null; limitedCode: LimitedCodeResult | null; ceilings: Partial<Record<OrderCeilingPlan['shape'], LoadResult>>; drain: DrainResult | null; replicaReads: Record<string, number> | null }> {
   console.error(`\n== ${products} products: seeding`);
   const { fixture, env, cleanup } = await prepareDatabase(products);
   const port = Number(values.port);
@@ -262,7 +329,9 @@ async function benchSize(products: number): Promise<{ rows: Row[]; peakRss: numb
   const server = await startProcess(SERVE_ARGS, serverEnv, async () => (await fetch(`${base}/api/ready`)).ok);
   const rows: Row[] = [];
   const answers: Record<string, string> = {};
+  const limitedDiscountId = await createBenchDiscounts(base, fixture);
   for (const w of WORKLOADS) {
+    await w.prepare?.(base, fixture);
     const plan = w.plan(fixture);
     if (w.kind === 'read') {
       const first = await fetch(base + plan.paths[0], { headers: { authorization: `Bearer ${fixture.storefront}` } });
@@ -276,6 +345,9 @@ async function benchSize(products: number): Promise<{ rows: Row[]; peakRss: numb
     rows.push({ workload: w.name, products, ...result, ceiling: null, ratio: null });
   }
   const soldOut = values.only && !values.only.split(',').includes('sellout') ? null : await sellout(base, fixture);
+  const limited = values.only && !values.only.split(',').includes('order-limited-code') ? null : await limitedCode(base, fixture, limitedDiscountId);
+  if (soldOut) console.error('   sellout with holds');
+  const heldSellout = soldOut ? await selloutWithHolds(base, fixture) : null;
   // The same order workload twice more, just before and with one endpoint subscribed to
   // order.created (its worker runs in the server, as deployed): the two runs are compared with each
   // other, not with the first order-spread run, which ran on a smaller database. Then a backlog of
@@ -354,7 +426,7 @@ async function benchSize(products: number): Promise<{ rows: Row[]; peakRss: numb
     if (row.pathCeiling) row.pathRatio = ratio(row, row.pathCeiling);
   }
   cleanup();
-  return { rows, peakRss, sellout: soldOut, ceilings, drain, replicaReads };
+  return { rows, peakRss, sellout: soldOut, heldSellout, limitedCode: limited, ceilings, drain, replicaReads };
 }
 
 /**
@@ -421,6 +493,25 @@ for (const run of runs) {
     lines.push(`Sellout at ${run.products} products (2000 in stock, 6000 orders, 200 connections): ${s.orders} orders, ${s.refused} refused (422), ` +
       `${s.other} other, ${s.quantityLeft} left, ${s.rps} req/s, p99 ${s.p99} ms: ${s.passed ? 'pass' : 'FAIL'}.`);
   }
+  if (run.limitedCode) {
+    const l = run.limitedCode;
+    lines.push(`Limited code at ${run.products} products (usageLimit 2000, 6000 orders, 200 connections): ${l.orders} orders, ${l.refused} refused (422), ` +
+      `${l.other} other, usageCount ${l.usageCount}, ${l.rps} req/s, p99 ${l.p99} ms: ${l.passed ? 'pass' : 'FAIL'}.`);
+  }
+  const spread = run.rows.find((r) => r.workload === 'order-spread');
+  const discounted = run.rows.find((r) => r.workload === 'order-spread-discount');
+  if (spread && discounted) lines.push(`Discount at ${run.products} products: order-spread-discount ${discounted.rps} req/s vs order-spread ${spread.rps}: ${ratio(discounted, spread)} (target >= 0.9).`);
+  if (run.heldSellout) {
+    const h = run.heldSellout;
+    lines.push(`Sellout with holds at ${run.products} products (${h.stock} in stock, ${h.buyers} buyers, half hold first): ${h.orders} orders ` +
+      `(${h.heldThenOrdered} from held carts), ${h.refused} refused, ${h.heldButRefused} held but refused, ${h.other} other, ${h.quantityLeft} left, ` +
+      `${h.held} held, ${h.seconds} s: ${h.passed ? 'pass' : 'FAIL'}.`);
+  }
+  for (const [held, plain] of [['order-spread-held', 'order-spread-before-holds'], ['order-hot-held', 'order-hot-before-holds']]) {
+    const a = run.rows.find((r) => r.workload === held);
+    const b = run.rows.find((r) => r.workload === plain);
+    if (a && b) lines.push(`Holds at ${run.products} products: ${held} ${a.rps} req/s with 1,000 active holds, ${b.rps} just before without (${ratio(a, b)}).`);
+  }
   if (run.replicaReads) {
     lines.push(`Replica runs at ${run.products} products: the ratio is to the same workload on the primary alone; catalog reads by outcome: ${JSON.stringify(run.replicaReads)}.`);
   }
@@ -449,7 +540,20 @@ console.log(table);
 const results = { commit, date: new Date().toISOString(), machine, connections: CONNECTIONS, seconds: SECONDS, warmup: WARMUP, runs };
 writeFileSync(join(ROOT, 'bench/results/latest.json'), JSON.stringify(results, null, 2));
 writeFileSync(join(ROOT, 'bench/results/latest.md'), `${table}\n`);
+if (runs.some((r) => r.limitedCode && !r.limitedCode.passed)) {
+  console.error('the limited-code check failed: the code was used more or fewer times than its limit');
+  process.exitCode = 1;
+}
+if (runs.some((r) => r.heldSellout && !r.heldSellout.passed)) {
+  console.error('the sellout with holds failed: held + ordered did not add up to the stock');
+  process.exitCode = 1;
+}
 if (runs.some((r) => r.sellout && !r.sellout.passed)) {
   console.error('the sellout check failed: the service sold more or fewer than it had');
+  process.exitCode = 1;
+}
+// A workload whose requests failed measured something else (a pool of carts used up, a fixture of another size).
+for (const row of runs.flatMap((r) => r.rows).filter((x) => x.errors > 0)) {
+  console.error(`${row.workload} at ${row.products} products: ${row.errors} answers were not the expected 2xx`);
   process.exitCode = 1;
 }

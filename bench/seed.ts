@@ -5,7 +5,9 @@
  * ample stock for the write workloads, one customer with an address, and carts ready to be
  * ordered or added to.
  */
-import { sql } from 'drizzle-orm';
+import { getTableColumns, sql } from 'drizzle-orm';
+import { products } from '../src/db/schema.js';
+import { PRODUCT_FIELD_NAMES } from '../src/modules/catalog/schemas.js';
 import { queryRows, type Database } from '../src/db/client.js';
 import { createStore } from '../src/modules/stores/service.js';
 import { mintCustomerToken } from '../src/modules/customers/service.js';
@@ -134,9 +136,9 @@ export async function seedBench(db: Database, products: number, cartsPerPool: nu
       select ${store}, ${customerId}, ${address!.id}, 100, 'FULFILLED', now() - make_interval(hours => k) from generate_series(1, ${ORDER_HISTORY}) k
       returning id),
     numbered as (select id, row_number() over () as rn from history),
-    catalog as (select id, row_number() over (order by id) as rn from products where store = ${store})
+    catalog as (select p.*, row_number() over (order by id) as rn from products p where store = ${store})
     insert into order_lines (store, order_id, product_id, quantity, unit_price, line_price, product)
-    select ${store}, h.id, c.id, 1, 100, 100, jsonb_build_object('id', c.id::text, 'name', 'History', 'price', 100)
+    select ${store}, h.id, c.id, 1, 100, 100, ${historySnapshot('c')}
     from numbered h join catalog c on c.rn = h.rn % (select count(*) from catalog) + 1`);
   // Their events too: webhook deliveries check theirs against this table.
   await db.execute(sql`insert into events (store, type, data, created_at)
@@ -175,4 +177,18 @@ export async function seedBench(db: Database, products: number, cartsPerPool: nu
     ceilingOrderCartIds: carts.ceiling,
     addCartIds: carts.add,
   };
+}
+
+/**
+ * A past order line keeps the product as it was, every field the API shows (an order answer
+ * serializes it), as the order path writes it; the history's lines are priced at 100.
+ */
+function historySnapshot(alias: string) {
+  const columns = getTableColumns(products) as Record<string, { name: string; columnType: string }>;
+  const pairs = PRODUCT_FIELD_NAMES.map((key) => {
+    const column = `${alias}.${columns[key]!.name}`;
+    const value = columns[key]!.columnType === 'PgTimestamp' ? `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')` : column;
+    return `'${key}', ${key === 'price' ? '100' : value}`;
+  });
+  return sql.raw(`jsonb_build_object(${pairs.join(', ')})`);
 }
