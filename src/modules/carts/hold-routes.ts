@@ -23,7 +23,6 @@ export function registerHoldCommands(app: FastifyInstance): void {
     method: 'DELETE', url: '/v1/carts/:id/hold', operationId: 'releaseCartHold', tags, summary: "End a cart's checkout hold",
     description: 'Its units are available to everyone again at once; `heldUntil` becomes null. A cart that holds nothing answers as it is.',
     params: S.CartParams, status: 200, response: S.CartEnvelope, errors: ['NOT_FOUND', 'CART_EXPIRED', 'CART_NOT_PENDING'],
-    changesCatalog: true,
     run: ({ store, params }, { tx }) => releaseHold(tx, store, params.id),
   });
 }

@@ -13,7 +13,7 @@ import { AppError } from '../../lib/app-error.js';
 import type { Outcome } from '../../lib/keyed-batcher.js';
 import { asDate } from '../../lib/time.js';
 import { findSellableProducts, lockSellableProducts, type SellableProduct } from '../catalog/index.js';
-import { endHolds, heldTotals, holdsOf, replaceHolds } from '../holds/index.js';
+import { endHolds, holdsOf, lessHeld, replaceHolds } from '../holds/index.js';
 import { orderRefusalError, StockLedger } from '../pricing/index.js';
 import * as repo from './repository.js';
 import type { CartView } from './schemas.js';
@@ -29,8 +29,7 @@ export function shownBy(products: ReadonlyMap<string, SellableProduct>, stock: S
 
 /** The same, reading what is held of them. */
 export async function shownProducts(db: Executor, store: string, products: ReadonlyMap<string, SellableProduct>): Promise<Map<string, SellableProduct>> {
-  const held = await heldTotals(db, store, [...products.keys()]);
-  return new Map([...products].map(([id, p]) => [id, { ...p, quantity: Math.max(0, p.quantity - (held.get(id) ?? 0)) }]));
+  return new Map((await lessHeld(db, store, [...products.values()])).map((p) => [p.id, p]));
 }
 
 /**
@@ -56,8 +55,7 @@ export async function holdCarts(tx: Executor, store: string, cartIds: string[], 
       stock.hold(cartId, new Map(locked.lines.map((l) => [l.productId, l.quantity])));
       held.set(cartId, locked.lines);
       const expiresAt = asDate(locked.cart.expiresAt).getTime() > until.getTime() ? locked.cart.expiresAt : until;
-      const lines = locked.lines.map((l) => ({ product: { ...products.get(l.productId)!, quantity: stock.shown(l.productId) }, quantity: l.quantity }));
-      return { ok: true, value: { cart: pricedView({ ...locked.cart, heldUntil: until, expiresAt }, lines, rules, now) } };
+      return { ok: true, value: { cart: pricedView({ ...locked.cart, heldUntil: until, expiresAt }, priced(locked.lines, shownBy(products, stock)), rules, now) } };
     } catch (error) {
       return { ok: false, error };
     }
@@ -79,10 +77,10 @@ export async function releaseHold(tx: Executor, store: string, id: string): Prom
     await endHolds(tx, store, [cartId]);
     await repo.setHeldUntil(tx, store, [cartId], null);
   }
-  // A release changes the catalog (the routes declare `changesCatalog`).
   const { products } = await findSellableProducts(tx, store, locked.lines.map((l) => l.productId));
   const shown = await shownProducts(tx, store, products);
-  return { cart: await viewOf(tx, store, { ...locked.cart, heldUntil: null }, priced(locked.lines, shown), locked.now) };
+  // Only a release that ended a hold changes the catalog (its units show again).
+  return endingHold({ cart: await viewOf(tx, store, { ...locked.cart, heldUntil: null }, priced(locked.lines, shown), locked.now) }, locked);
 }
 
 /** Ends the holds of carts whose lines changed (their `held_until` is cleared by the change itself). */

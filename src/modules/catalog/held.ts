@@ -4,13 +4,11 @@
  * ask only when the store has unexpired holds (the cache reads that first, see cache.ts).
  */
 import type { Executor } from '../../db/client.js';
-import { heldTotals } from '../holds/index.js';
+import { heldTotals, lessHeld as withoutHeld } from '../holds/index.js';
 
-/** Products with `quantity` as the storefront shows it: the stock less what is held (never below 0). */
+/** Products with `quantity` as the storefront shows it; `held` false: the store holds nothing, no read. */
 export async function lessHeld<T extends { id: string; quantity: number }>(db: Executor, store: string, products: T[], held: boolean): Promise<T[]> {
-  if (!held || products.length === 0) return products;
-  const totals = await heldTotals(db, store, products.map((p) => p.id));
-  return totals.size === 0 ? products : products.map((p) => ({ ...p, quantity: Math.max(0, p.quantity - (totals.get(p.id) ?? 0)) }));
+  return held ? withoutHeld(db, store, products) : products;
 }
 
 /** Products with `held` beside their stock, as the admin sees them. */

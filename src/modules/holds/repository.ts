@@ -36,13 +36,13 @@ export async function holdsOf(db: Executor, store: string, productIds: string[],
 
 /** Units held of each of some products (absent: none). */
 export async function heldTotals(db: Executor, store: string, productIds: string[]): Promise<Map<string, number>> {
-  if (productIds.length === 0) return new Map();
-  const rows = await queryRows<{ productId: string; held: number }>(
-    db,
-    sql`select product_id as "productId", sum(quantity)::int as held from cart_holds
-        where store = ${store} and product_id in (${valueList(productIds)}) and until > now() group by product_id`,
-  );
-  return new Map(rows.map((r) => [r.productId, r.held]));
+  return new Map((await holdsOf(db, store, productIds)).map((h) => [h.productId, h.quantity]));
+}
+
+/** Products with `quantity` as the storefront shows it: the stock less what is held (never below 0). */
+export async function lessHeld<T extends { id: string; quantity: number }>(db: Executor, store: string, products: T[]): Promise<T[]> {
+  const totals = await heldTotals(db, store, products.map((p) => p.id));
+  return totals.size === 0 ? products : products.map((p) => ({ ...p, quantity: Math.max(0, p.quantity - (totals.get(p.id) ?? 0)) }));
 }
 
 /** When the store's next unexpired hold ends, or null when it has none (one read of the (store, until) index). */
