@@ -14,7 +14,7 @@ test('POST creates an address with the contract fields, optional ones defaulting
   const r = await t.request('POST', `/api/v1/${customer}/addresses`, { token: s.server, body: { address: ADDRESS } });
   assert.equal(r.status, 201, r.text);
   const a = r.json.address;
-  assert.deepEqual(Object.keys(a).sort(), ['alias', 'city', 'complement', 'country', 'createdAt', 'customerId', 'deletedAt', 'id', 'neightborhood', 'number', 'state', 'store', 'street', 'updatedAt', 'zipcode']);
+  assert.deepEqual(Object.keys(a).sort(), ['alias', 'city', 'complement', 'country', 'createdAt', 'customerId', 'deletedAt', 'id', 'name', 'neightborhood', 'number', 'phone', 'state', 'store', 'street', 'updatedAt', 'zipcode']);
   assert.equal(a.customerId, customer);
   assert.equal(a.store, s.slug);
   assert.equal(a.alias, '');

@@ -27,7 +27,7 @@ test('POST /v1/carts creates a PENDING cart with the contract shape and totals',
   assert.equal(r.status, 201);
   const cart = r.json.cart;
   assert.equal(r.json.warnings, undefined);
-  assert.deepEqual(Object.keys(cart).sort(), ['addressId', 'createdAt', 'customerId', 'deletedAt', 'discount', 'discountTotal', 'expiresAt', 'heldUntil', 'id', 'originalPrice', 'price', 'products', 'status', 'store', 'total', 'updatedAt']);
+  assert.deepEqual(Object.keys(cart).sort(), ['addressId', 'createdAt', 'currency', 'customerId', 'deletedAt', 'discount', 'discountTotal', 'expiresAt', 'heldUntil', 'id', 'originalPrice', 'price', 'products', 'shipping', 'shippingTotal', 'status', 'store', 'taxLines', 'taxTotal', 'total', 'updatedAt']);
   assert.equal(cart.status, 'PENDING');
   assert.equal(cart.store, s.slug);
   assert.equal(cart.customerId, null);

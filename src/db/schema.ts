@@ -41,6 +41,12 @@ export type TokenKind = (typeof TOKEN_KIND_NAMES)[number];
 export const stores = pgTable('stores', {
   slug: text('slug').primaryKey(),
   name: text('name').notNull(),
+  /** ISO 4217; every price of the store is an integer in its smallest unit. */
+  currency: text('currency').notNull().default('USD'),
+  /** Whether the prices shown already hold the tax (the tax is then taken out of them, not added). */
+  pricesIncludeTax: boolean('prices_include_tax').notNull().default(false),
+  /** How long an order may stay unpaid; null: never cancelled for it. */
+  unpaidOrderTimeoutSeconds: integer('unpaid_order_timeout_seconds').default(86400),
   createdAt: createdAt(),
   updatedAt: ts('updated_at'),
 });
@@ -112,6 +118,8 @@ export const products = pgTable(
      */
     options: json('options').$type<Record<string, string>>().notNull().default({}),
     images: jsonb('images').$type<Array<{ url: string; alt: string }>>().notNull().default([]),
+    /** The tax category its rates are chosen by (a rate of the same category wins over the general one). */
+    taxCategory: text('tax_category'),
     createdAt: createdAt(),
     updatedAt: ts('updated_at'),
     deletedAt: ts('deleted_at'),
@@ -202,6 +210,54 @@ export const collectionParents = pgTable(
   ],
 );
 
+/** The shipping of an order as it was placed. */
+export type ShippingSnapshot = { optionId: string; name: string; country: string; region: string | null; amount: number };
+/** One tax of an order as it was placed: its name and rate (basis points), and the amount. */
+export type TaxLineSnapshot = { name: string; rate: number; amount: number };
+
+/**
+ * Tax rates: one per (country, region, category), region compared ignoring case (the unique index
+ * of the migration). `rate` in basis points (825 = 8.25 %).
+ */
+export const taxRates = pgTable(
+  'tax_rates',
+  {
+    store: store(),
+    id: id(),
+    country: text('country').notNull(),
+    region: text('region'),
+    category: text('category'),
+    rate: integer('rate').notNull(),
+    name: text('name').notNull(),
+    createdAt: createdAt(),
+    updatedAt: ts('updated_at'),
+  },
+  (t) => [
+    primaryKey({ columns: [t.store, t.id] }),
+    uniqueIndex('tax_rates_store_place_key').on(t.store, t.country, sql`lower(coalesce(${t.region}, ''))`, sql`coalesce(${t.category}, '')`),
+    check('tax_rates_rate_check', sql`${t.rate} between 0 and 10000`),
+  ],
+);
+
+/** Shipping options: a price, where to (`countries`, empty: anywhere), free above a subtotal, from a minimum subtotal. */
+export const shippingOptions = pgTable(
+  'shipping_options',
+  {
+    store: store(),
+    id: id(),
+    name: text('name').notNull(),
+    price: bigint('price', { mode: 'number' }).notNull(),
+    countries: jsonb('countries').$type<string[]>().notNull().default([]),
+    freeAbove: bigint('free_above', { mode: 'number' }),
+    minSubtotal: bigint('min_subtotal', { mode: 'number' }).notNull().default(0),
+    active: boolean('active').notNull().default(true),
+    createdAt: createdAt(),
+    updatedAt: ts('updated_at'),
+    deletedAt: ts('deleted_at'),
+  },
+  (t) => [primaryKey({ columns: [t.store, t.id] }), index('shipping_options_store_created_idx').on(t.store, t.createdAt.desc(), t.id.desc())],
+);
+
 /** A discount as an order applied it, kept as it was. */
 export type DiscountSnapshot = { code: string; type: 'percentage' | 'fixed'; value: number; amount: number };
 
@@ -257,6 +313,10 @@ export const carts = pgTable(
     discountId: uuid('discount_id'),
     /** Until when the cart's checkout hold lasts (its units are in cart_holds); null: no hold. */
     heldUntil: ts('held_until'),
+    /** The shipping option chosen (PUT /v1/carts/:id/shipping) and where to: the cart is taxed for it. */
+    shippingOptionId: uuid('shipping_option_id'),
+    shippingCountry: text('shipping_country'),
+    shippingRegion: text('shipping_region'),
   },
   (t) => [
     primaryKey({ columns: [t.store, t.id] }),
@@ -328,6 +388,9 @@ export const addresses = pgTable(
     neightborhood: text('neightborhood').notNull().default(''),
     number: text('number').notNull(),
     complement: text('complement').notNull().default(''),
+    /** The recipient and a phone for the parcel. */
+    name: text('name').notNull().default(''),
+    phone: text('phone').notNull().default(''),
     createdAt: createdAt(),
     updatedAt: ts('updated_at'),
     deletedAt: ts('deleted_at'),
@@ -354,12 +417,25 @@ export const orders = pgTable(
     discountId: uuid('discount_id'),
     discount: jsonb('discount').$type<DiscountSnapshot>(),
     discountTotal: bigint('discount_total', { mode: 'number' }).notNull().default(0),
+    /** What the shopper quotes: unique per store, from 1001, taken from the store's `order_number_<slug>` sequence. */
+    number: integer('number').notNull(),
+    email: text('email'),
+    /** As placed: the store's currency then, whether its prices held the tax, the shipping and the taxes. */
+    currency: text('currency').notNull().default('USD'),
+    pricesIncludeTax: boolean('prices_include_tax').notNull().default(false),
+    shipping: jsonb('shipping').$type<ShippingSnapshot>(),
+    shippingTotal: bigint('shipping_total', { mode: 'number' }).notNull().default(0),
+    taxLines: jsonb('tax_lines').$type<TaxLineSnapshot[]>().notNull().default([]),
+    taxTotal: bigint('tax_total', { mode: 'number' }).notNull().default(0),
     createdAt: createdAt(),
     updatedAt: ts('updated_at'),
     deletedAt: ts('deleted_at'),
   },
   (t) => [
     primaryKey({ columns: [t.store, t.id] }),
+    uniqueIndex('orders_store_number_key').on(t.store, t.number),
+    // The admin search by email (exact, ignoring case).
+    index('orders_store_email_idx').on(t.store, sql`lower(${t.email})`).where(sql`${t.email} is not null`),
     foreignKey({ columns: [t.store, t.addressId], foreignColumns: [addresses.store, addresses.id] }),
     // Once per customer: the orders of a customer with a code, read under the discount's lock.
     index('orders_store_discount_customer_idx').on(t.store, t.discountId, t.customerId).where(sql`${t.discountId} is not null`),

@@ -31,6 +31,7 @@ export default fp(
         servers: [{ url: '/', description: 'this server' }],
         tags: [
           { name: 'catalog', description: 'Products and collections (storefront)' },
+          { name: 'store', description: 'The store\'s settings: currency, tax, payment providers (storefront)' },
           { name: 'carts', description: 'Carts (storefront)' },
           { name: 'orders', description: 'Orders (storefront)' },
           { name: 'addresses', description: 'Customer addresses (storefront)' },

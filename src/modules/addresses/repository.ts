@@ -15,22 +15,24 @@ export interface AddressRow {
   neightborhood: string;
   number: string;
   complement: string;
+  name: string;
+  phone: string;
   createdAt: Date;
   updatedAt: Date | null;
   deletedAt: Date | null;
 }
 
 const columns = sql.raw(
-  `id, store, customer_id as "customerId", alias, zipcode, street, state, city, country, neightborhood, number, complement, ` +
+  `id, store, customer_id as "customerId", alias, zipcode, street, state, city, country, neightborhood, number, complement, name, phone, ` +
     `created_at as "createdAt", updated_at as "updatedAt", deleted_at as "deletedAt"`,
 );
 
 export async function insertAddress(db: Executor, store: string, customerId: string, a: AddressInput): Promise<AddressRow> {
   const [row] = await queryRows<AddressRow>(
     db,
-    sql`insert into addresses (store, customer_id, alias, zipcode, street, state, city, country, neightborhood, number, complement)
+    sql`insert into addresses (store, customer_id, alias, zipcode, street, state, city, country, neightborhood, number, complement, name, phone)
         values (${store}, ${customerId}, ${a.alias ?? ''}, ${a.zipcode}, ${a.street}, ${a.state}, ${a.city}, ${a.country},
-                ${a.neightborhood ?? ''}, ${a.number}, ${a.complement ?? ''})
+                ${a.neightborhood ?? ''}, ${a.number}, ${a.complement ?? ''}, ${a.name ?? ''}, ${a.phone ?? ''})
         returning ${columns}`,
   );
   return row!;

@@ -11,7 +11,7 @@ const tags = ['addresses'];
 const addressRoutes: FastifyPluginAsyncTypebox = async (app) => {
   registerCommand(app, {
     method: 'POST', url: '/v1/:customer/addresses', operationId: 'createAddress', tags, summary: 'Create an address of the customer',
-    description: 'Required: zipcode, street, number, city, state, country; optional (default ""): alias, neightborhood, complement.',
+    description: 'Required: zipcode, street, number, city, state, country; optional (default ""): alias, neightborhood, complement, name (the recipient), phone.',
     params: CustomerParams, body: CreateAddressBody, status: 201, response: AddressEnvelope, errors: [], idempotent: true,
     run: ({ store, params, body }, { tx }) => addresses.createAddress(tx, store, params.customer, body.address),
   });

@@ -15,6 +15,8 @@ export const AddressInput = named('AddressInput', Type.Object(
     neightborhood: Optional('Consolação'),
     number: Required('1508'),
     complement: Optional('apt 12'),
+    name: Optional('Ana Souza'),
+    phone: Optional('+55 11 5555-0100'),
   },
   { additionalProperties: false },
 ));
@@ -35,6 +37,8 @@ export const Address = named('Address', Type.Object({
   neightborhood: Type.String({ description: 'spelled so by the contract' }),
   number: Type.String(),
   complement: Type.String(),
+  name: Type.String({ description: 'the recipient' }),
+  phone: Type.String(),
   createdAt: Timestamp(),
   updatedAt: NullableTimestamp(),
   deletedAt: NullableTimestamp(),

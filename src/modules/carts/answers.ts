@@ -9,6 +9,7 @@ import type { DiscountRule } from '../pricing/index.js';
 import type * as repo from './repository.js';
 import type { CartView } from './schemas.js';
 import { cartDiscount, cartView, type PricedLine } from './views.js';
+import { cartCheckout, type CartCheckout } from './checkout.js';
 
 export function priced(lines: repo.StoredLine[], products: ReadonlyMap<string, SellableProduct>): PricedLine[] {
   return lines.map((l) => ({ product: products.get(l.productId)!, quantity: l.quantity }));
@@ -21,12 +22,12 @@ export async function cartRules(db: Executor, store: string, carts: Array<{ disc
 }
 
 /** A cart's answer, its discount priced on these lines at `now`. */
-export function pricedView(cart: repo.CartRow, lines: PricedLine[], rules: ReadonlyMap<string, DiscountRule>, now: Date): CartView {
-  return cartView(cart, lines, cartDiscount(cart.discountId ? rules.get(cart.discountId) : undefined, lines, now));
+export function pricedView(cart: repo.CartRow, lines: PricedLine[], rules: ReadonlyMap<string, DiscountRule>, now: Date, checkout: CartCheckout): CartView {
+  return cartView(cart, lines, cartDiscount(cart.discountId ? rules.get(cart.discountId) : undefined, lines, now), checkout);
 }
 
-/** A cart's answer, reading its code's rule. */
+/** A cart's answer, reading its code's rule, its shipping and its taxes. */
 export async function viewOf(db: Executor, store: string, cart: repo.CartRow, lines: PricedLine[], now: Date): Promise<CartView> {
   const rules = await cartRules(db, store, [{ discountId: cart.discountId, productIds: lines.map((l) => l.product.id) }]);
-  return pricedView(cart, lines, rules, now);
+  return pricedView(cart, lines, rules, now, await cartCheckout(db, store, [cart]));
 }

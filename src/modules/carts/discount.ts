@@ -14,6 +14,7 @@ import { priced } from './answers.js';
 import { shownProducts } from './holds.js';
 import { assertCartPending, expiryFrom } from './state.js';
 import { cartView } from './views.js';
+import { cartCheckout, NO_DISCOUNT } from './checkout.js';
 
 async function lockPendingCart(tx: Executor, store: string, id: string): Promise<repo.LockedCart> {
   const locked = (await repo.lockCarts(tx, store, [id.toLowerCase()])).get(id.toLowerCase());
@@ -33,7 +34,7 @@ export async function setCartDiscount(tx: Executor, store: string, id: string, c
   if (decision.reason) throw discountRefusalError(rule.code, decision.reason);
   const change = { now: locked.now, expiresAt: expiryFrom(locked.now, ttlSeconds) };
   await repo.setDiscount(tx, store, locked.cart.id, rule.id, change);
-  return { cart: cartView({ ...locked.cart, discountId: rule.id, updatedAt: change.now, expiresAt: change.expiresAt }, lines, decision.discount) };
+  return { cart: cartView({ ...locked.cart, discountId: rule.id, updatedAt: change.now, expiresAt: change.expiresAt }, lines, { rule, applied: decision.discount }, await cartCheckout(tx, store, [locked.cart])) };
 }
 
 export async function removeCartDiscount(tx: Executor, store: string, id: string, ttlSeconds: number): Promise<{ cart: CartView }> {
@@ -42,9 +43,9 @@ export async function removeCartDiscount(tx: Executor, store: string, id: string
   const lines = priced(locked.lines, await shownProducts(tx, store, products));
   // Without a code there is nothing to remove: the cart is answered as it is, unchanged.
   if (!locked.cart.discountId) {
-    return { cart: cartView(locked.cart, lines, null) };
+    return { cart: cartView(locked.cart, lines, NO_DISCOUNT, await cartCheckout(tx, store, [locked.cart])) };
   }
   const change = { now: locked.now, expiresAt: expiryFrom(locked.now, ttlSeconds) };
   await repo.setDiscount(tx, store, locked.cart.id, null, change);
-  return { cart: cartView({ ...locked.cart, discountId: null, updatedAt: change.now, expiresAt: change.expiresAt }, lines, null) };
+  return { cart: cartView({ ...locked.cart, discountId: null, updatedAt: change.now, expiresAt: change.expiresAt }, lines, NO_DISCOUNT, await cartCheckout(tx, store, [locked.cart])) };
 }

@@ -19,6 +19,7 @@ import * as repo from './repository.js';
 import type { CartView } from './schemas.js';
 import { assertCartPending } from './state.js';
 import { cartRules, priced, pricedView, viewOf } from './answers.js';
+import { cartCheckout } from './checkout.js';
 
 type Changed = { cart: CartView };
 
@@ -44,6 +45,7 @@ export async function holdCarts(tx: Executor, store: string, cartIds: string[], 
   const stock = new StockLedger(products, await holdsOf(tx, store, [...products.keys()], [...carts.keys()]));
   const until = new Date(now.getTime() + seconds * 1000);
   const rules = await cartRules(tx, store, [...carts.values()].map((c) => ({ discountId: c.cart.discountId, productIds: c.lines.map((l) => l.productId) })));
+  const checkout = await cartCheckout(tx, store, [...carts.values()].map((c) => c.cart));
   const held = new Map<string, repo.StoredLine[]>();
   const outcomes = cartIds.map((cartId): Outcome<Changed> => {
     try {
@@ -55,7 +57,7 @@ export async function holdCarts(tx: Executor, store: string, cartIds: string[], 
       stock.hold(cartId, new Map(locked.lines.map((l) => [l.productId, l.quantity])));
       held.set(cartId, locked.lines);
       const expiresAt = asDate(locked.cart.expiresAt).getTime() > until.getTime() ? locked.cart.expiresAt : until;
-      return { ok: true, value: { cart: pricedView({ ...locked.cart, heldUntil: until, expiresAt }, priced(locked.lines, shownBy(products, stock)), rules, now) } };
+      return { ok: true, value: { cart: pricedView({ ...locked.cart, heldUntil: until, expiresAt }, priced(locked.lines, shownBy(products, stock)), rules, now, checkout) } };
     } catch (error) {
       return { ok: false, error };
     }

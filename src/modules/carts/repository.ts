@@ -19,6 +19,10 @@ export interface CartRow {
   discountId: string | null;
   /** Until when its checkout hold lasts; null when it holds nothing (or the hold has passed). */
   heldUntil: Date | null;
+  /** The shipping option chosen and where to (the cart is taxed for it); null: none yet. */
+  shippingOptionId: string | null;
+  shippingCountry: string | null;
+  shippingRegion: string | null;
 }
 
 /** A line as stored: which product, how many, in the order the lines were added. */
@@ -41,7 +45,8 @@ const cartColumns = sql.raw(
   `c.id, c.store, case when c.status = 'PENDING' and c.expires_at <= now() then 'EXPIRED' else c.status end as status, ` +
     `c.customer_id as "customerId", c.address_id as "addressId", c.created_at as "createdAt", c.updated_at as "updatedAt", ` +
     `c.deleted_at as "deletedAt", c.expires_at as "expiresAt", c.discount_id as "discountId", ` +
-    `case when c.held_until > now() then c.held_until end as "heldUntil"`,
+    `case when c.held_until > now() then c.held_until end as "heldUntil", ` +
+    `c.shipping_option_id as "shippingOptionId", c.shipping_country as "shippingCountry", c.shipping_region as "shippingRegion"`,
 );
 
 /** New carts with their lines, in one statement; each cart's lines in the order given. */
@@ -157,4 +162,24 @@ export async function setHeldUntil(tx: Executor, store: string, cartIds: string[
     sql`update carts set held_until = ${until}::timestamptz, expires_at = greatest(expires_at, coalesce(${until}::timestamptz, expires_at))
         where store = ${store} and id in (${valueList(cartIds)})`,
   );
+}
+
+/**
+ * Sets (or with null removes) a locked cart's shipping option and destination, and records the
+ * change; the cart keeps its hold, and so never expires before it.
+ */
+export async function setShipping(
+  tx: Executor,
+  store: string,
+  cartId: string,
+  shipping: { optionId: string; country: string; region: string | null } | null,
+  change: { now: Date; expiresAt: Date },
+): Promise<Date> {
+  const [row] = await queryRows<{ expiresAt: Date }>(
+    tx,
+    sql`update carts set shipping_option_id = ${shipping?.optionId ?? null}, shipping_country = ${shipping?.country ?? null}, shipping_region = ${shipping?.region ?? null},
+          updated_at = ${toIso(change.now)}, expires_at = greatest(${toIso(change.expiresAt)}::timestamptz, case when held_until > now() then held_until end)
+        where store = ${store} and id = ${cartId} returning expires_at as "expiresAt"`,
+  );
+  return asDate(row!.expiresAt);
 }

@@ -9,6 +9,8 @@ import * as S from './schemas.js';
 import * as carts from './service.js';
 import { removeCartDiscount, setCartDiscount } from './discount.js';
 import { registerHoldCommands } from './hold-routes.js';
+import { CartShippingOptions, SetCartShippingBody, ShippingCountryQuery } from '../shipping/index.js';
+import { cartShippingOptions, removeCartShipping, setCartShipping } from './shipping.js';
 
 const tags = ['carts'];
 const changeErrors = ['NOT_FOUND', 'CART_EXPIRED', 'CART_NOT_PENDING', 'INSUFFICIENT_STOCK', 'PRODUCT_UNAVAILABLE'] as const;
@@ -58,6 +60,29 @@ const cartRoutes: FastifyPluginAsyncTypebox = async (app) => {
     method: 'DELETE', url: '/v1/carts/:id/discount', operationId: 'removeCartDiscount', tags, summary: "Remove the cart's discount code",
     params: S.CartParams, status: 200, response: S.CartEnvelope, errors: ['NOT_FOUND', 'CART_EXPIRED', 'CART_NOT_PENDING'],
     run: ({ store, params }, { tx }) => removeCartDiscount(tx, store, params.id, ttl),
+  });
+  // Shipping and taxes (docs/checkout.md).
+  app.get(
+    '/v1/carts/:id/shipping-options',
+    {
+      schema: {
+        operationId: 'listCartShippingOptions', tags, summary: 'The shipping options for a cart and a country',
+        description: 'The active options that apply to the cart (its subtotal after discount) and the country, with their amounts, cheapest first.',
+        params: S.CartParams, querystring: ShippingCountryQuery, response: { 200: CartShippingOptions, ...errorResponses(['NOT_FOUND']) },
+      },
+    },
+    async (request) => cartShippingOptions(app.db, storeOf(request), request.params.id, request.query.country),
+  );
+  registerCommand(app, {
+    method: 'PUT', url: '/v1/carts/:id/shipping', operationId: 'setCartShipping', tags, summary: "Set the cart's shipping option and destination",
+    description: 'The cart is taxed for this destination. An option that does not apply to the cart and country is 422 SHIPPING_NOT_AVAILABLE. A hold is kept.',
+    params: S.CartParams, body: SetCartShippingBody, status: 200, response: S.CartEnvelope, errors: ['NOT_FOUND', 'CART_EXPIRED', 'CART_NOT_PENDING', 'SHIPPING_NOT_AVAILABLE'],
+    run: ({ store, params, body }, { tx }) => setCartShipping(tx, store, params.id, body, ttl),
+  });
+  registerCommand(app, {
+    method: 'DELETE', url: '/v1/carts/:id/shipping', operationId: 'removeCartShipping', tags, summary: "Remove the cart's shipping (and its taxes)",
+    params: S.CartParams, status: 200, response: S.CartEnvelope, errors: ['NOT_FOUND', 'CART_EXPIRED', 'CART_NOT_PENDING'],
+    run: ({ store, params }, { tx }) => removeCartShipping(tx, store, params.id, ttl),
   });
   registerHoldCommands(app);
 };

@@ -2,6 +2,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { productFields } from '../catalog/index.js';
 import { discountFields } from '../discounts/index.js';
+import { checkoutFields } from '../shipping/index.js';
 import { Nullable, NullableTimestamp, StringEnum, Timestamp, Uuid, named } from '../../lib/http-schemas.js';
 
 export const LineQuantity = Type.Integer({ minimum: 1, maximum: 100_000, description: 'units, 1..100000' });
@@ -42,6 +43,7 @@ export const Cart = named('Cart', Type.Object({
   price: Type.Integer({ description: "sum of the lines' order.price" }),
   originalPrice: Nullable('integer', { description: 'sum of (originalPrice ?? price) × quantity when any line has an originalPrice' }),
   ...discountFields,
+  ...checkoutFields,
   status: CartStatus,
   createdAt: Timestamp(),
   updatedAt: NullableTimestamp(),

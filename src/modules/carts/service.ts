@@ -19,6 +19,7 @@ import type { CartView, LineRequest, Warning } from './schemas.js';
 import { assertCartPending, expiryFrom } from './state.js';
 import { cartRules, priced, pricedView, viewOf } from './answers.js';
 import { cartView, type PricedLine } from './views.js';
+import { cartCheckout, NO_DISCOUNT } from './checkout.js';
 
 type Created = { cart: CartView; warnings?: Warning[] };
 type Changed = { cart: CartView };
@@ -49,6 +50,7 @@ export async function createCarts(tx: Executor, store: string, requests: Array<M
   const { products, now } = await findSellableProducts(tx, store, [...new Set(requests.flatMap((r) => [...r.keys()]))]);
   const stock = new StockLedger(products, await holdsOf(tx, store, [...products.keys()]));
   const shown = shownBy(products, stock);
+  const checkout = await cartCheckout(tx, store, []);
   const carts: Array<{ id: string; createdAt: Date; expiresAt: Date }> = [];
   const lines: Array<[string, string, number]> = [];
   const outcomes = requests.map((request): Outcome<Created> => {
@@ -65,10 +67,11 @@ export async function createCarts(tx: Executor, store: string, requests: Array<M
     const cart: repo.CartRow = {
       id: randomUUID(), store, status: 'PENDING', customerId: null, addressId: null,
       createdAt: now, updatedAt: null, deletedAt: null, expiresAt: expiryFrom(now, ttlSeconds), discountId: null, heldUntil: null,
+      shippingOptionId: null, shippingCountry: null, shippingRegion: null,
     };
     carts.push(cart);
     for (const line of accepted) lines.push([cart.id, line.product.id, line.quantity]);
-    const created: Created = { cart: cartView(cart, accepted) };
+    const created: Created = { cart: cartView(cart, accepted, NO_DISCOUNT, checkout) };
     if (warnings.length > 0) created.warnings = warnings;
     return { ok: true, value: created };
   });
@@ -88,6 +91,7 @@ export async function addItemsToCarts(tx: Executor, store: string, requests: Add
   const stock = new StockLedger(products, await holdsOf(tx, store, [...products.keys()], [...carts.keys()]));
   const change = { now, expiresAt: expiryFrom(now, ttlSeconds) };
   const rules = await cartRules(tx, store, [...carts.values()].map((c) => ({ discountId: c.cart.discountId, productIds: [...new Set(wanted)] })));
+  const checkout = await cartCheckout(tx, store, [...carts.values()].map((c) => c.cart));
   const changed = new Map<string, Map<string, number>>();
   const outcomes = requests.map((request): Outcome<Changed> => {
     try {
@@ -103,7 +107,7 @@ export async function addItemsToCarts(tx: Executor, store: string, requests: Add
       const line = { productId: request.productId, quantity };
       locked.lines = index < 0 ? [...locked.lines, line] : locked.lines.map((l, i) => (i === index ? line : l));
       changed.set(locked.cart.id, (changed.get(locked.cart.id) ?? new Map<string, number>()).set(request.productId, quantity));
-      const cart = pricedView({ ...locked.cart, updatedAt: change.now, expiresAt: change.expiresAt, heldUntil: null }, priced(locked.lines, shownBy(products, stock)), rules, now);
+      const cart = pricedView({ ...locked.cart, updatedAt: change.now, expiresAt: change.expiresAt, heldUntil: null }, priced(locked.lines, shownBy(products, stock)), rules, now, checkout);
       return { ok: true, value: endingHold({ cart }, locked) };
     } catch (error) {
       return { ok: false, error };
@@ -169,12 +173,14 @@ export interface OrderableCart {
   discountId: string | null;
   /** It has hold rows, which its order deletes. */
   held: boolean;
+  /** The shipping option it chose, if any (the order ships to its own address). */
+  shippingOptionId: string | null;
 }
 
 /** Locks the carts of a round of orders (id order) and reads their lines under the lock. */
 export async function lockCartsForOrders(tx: Executor, store: string, ids: string[]): Promise<Map<string, OrderableCart>> {
   const locked = await repo.lockCarts(tx, store, ids);
-  return new Map([...locked].map(([id, c]) => [id, { status: c.cart.status, lines: new Map(c.lines.map((l) => [l.productId, l.quantity])), discountId: c.cart.discountId, held: c.holdRows }]));
+  return new Map([...locked].map(([id, c]) => [id, { status: c.cart.status, lines: new Map(c.lines.map((l) => [l.productId, l.quantity])), discountId: c.cart.discountId, held: c.holdRows, shippingOptionId: c.cart.shippingOptionId }]));
 }
 
 /**

@@ -1,7 +1,8 @@
 /** A cart as the API answers it: its lines with the products' current fields, priced by the pricing module. */
 import { toIso, toIsoOrNull } from '../../lib/time.js';
 import { productFieldsView, type ProductRecord } from '../catalog/index.js';
-import { decideDiscount, discountTotals, linePrice, totals, type AppliedDiscount, type DiscountRule } from '../pricing/index.js';
+import { decideDiscount, linePrice, totals, type DiscountRule } from '../pricing/index.js';
+import { cartTotals, type CartCheckout, type CartDiscount } from './checkout.js';
 import type { CartRow } from './repository.js';
 import type { CartView } from './schemas.js';
 
@@ -16,13 +17,14 @@ export function lineView({ product, quantity }: PricedLine) {
   return { ...productFieldsView(product), order: { quantity, price: linePrice(product, quantity) } };
 }
 
-/** The cart's discount as it applies to these lines now (amount 0 when it does not apply), or null. */
-export function cartDiscount(rule: DiscountRule | undefined, lines: PricedLine[], now: Date): AppliedDiscount | null {
-  if (!rule) return null;
-  return decideDiscount(rule, lines.map((l) => ({ productId: l.product.id, price: linePrice(l.product, l.quantity) })), { now }).discount;
+/** The cart's discount as it applies to these lines now (amount 0 when it does not apply), or none. */
+export function cartDiscount(rule: DiscountRule | undefined, lines: PricedLine[], now: Date): CartDiscount {
+  if (!rule) return { rule: undefined, applied: null };
+  return { rule, applied: decideDiscount(rule, lines.map((l) => ({ productId: l.product.id, price: linePrice(l.product, l.quantity) })), { now }).discount };
 }
 
-export function cartView(cart: CartRow, lines: PricedLine[], discount: AppliedDiscount | null = null): CartView {
+/** A cart's answer: its lines priced now, its discount, shipping and taxes (pricing computes every amount). */
+export function cartView(cart: CartRow, lines: PricedLine[], discount: CartDiscount, checkout: CartCheckout): CartView {
   const sum = totals(lines.map((l) => ({ unit: l.product, quantity: l.quantity })));
   return {
     id: cart.id,
@@ -31,7 +33,7 @@ export function cartView(cart: CartRow, lines: PricedLine[], discount: AppliedDi
     addressId: cart.addressId,
     price: sum.price,
     originalPrice: sum.originalPrice,
-    ...discountTotals(sum.price, discount),
+    ...cartTotals(cart, lines, sum.price, discount, checkout),
     status: cart.status,
     createdAt: toIso(cart.createdAt),
     updatedAt: toIsoOrNull(cart.updatedAt),

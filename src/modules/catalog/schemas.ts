@@ -77,6 +77,10 @@ const PRODUCT_FIELDS = {
     read: Type.Array(ImageRead, { description: 'in order; the first is the main one' }),
     write: Type.Array(ImageWrite, { maxItems: 10, description: 'at most 10, in order; the first is the main one' }),
   },
+  taxCategory: {
+    read: Nullable('string', { description: 'the tax category its rates are chosen by; null: the general rate', examples: ['books'] }),
+    write: Type.Union([Type.String({ minLength: 1, maxLength: 40 }), Type.Null()], { description: 'a category of tax rates (1..40 characters), or null' }),
+  },
   createdAt: { read: Timestamp() },
   updatedAt: { read: NullableTimestamp() },
   deletedAt: { read: NullableTimestamp() },

@@ -84,7 +84,7 @@ export const AppliedDiscount = named('AppliedDiscount', Type.Object(
 export const discountFields = {
   discount: Type.Union([AppliedDiscount, Type.Null()], { description: 'the discount code, or null' }),
   discountTotal: Type.Integer({ description: "the discount's amount, else 0" }),
-  total: Type.Integer({ description: 'price - discountTotal' }),
+  total: Type.Integer({ description: 'what the shopper pays: price - discountTotal + shippingTotal, plus taxTotal when the store\'s prices exclude tax' }),
 };
 
 export const DiscountCodeBody = named('DiscountCodeBody', Type.Object({ code: Type.String({ minLength: 1, maxLength: 100, description: 'a discount code, any case', examples: ['welcome10'] }) }, { additionalProperties: false }));

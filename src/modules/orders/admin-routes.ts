@@ -11,7 +11,7 @@ const tags = ['admin'];
 const orderAdminRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/v1/admin/orders',
-    { schema: { operationId: 'adminListOrders', tags, summary: 'List orders (newest first)', querystring: S.AdminOrderListQuery, response: { 200: S.OrderList, ...errorResponses([]) } } },
+    { schema: { operationId: 'adminListOrders', tags, summary: 'List and search orders (newest first)', description: 'Filters combine: `number`, `email` (exact, ignoring case), `customerId`, `createdFrom` (inclusive), `createdTo` (exclusive), `status`; `q` matches the number, the email or the recipient\'s name.', querystring: S.AdminOrderListQuery, response: { 200: S.OrderList, ...errorResponses([]) } } },
     async (request) => admin.listAdminOrders(app.db, storeOf(request), request.query),
   );
   app.get(

@@ -5,15 +5,17 @@ import { recordStockCrossing, returnStock } from '../catalog/index.js';
 import { returnUse } from '../discounts/index.js';
 import type { Recorder } from '../events/index.js';
 import * as repo from './repository.js';
-import type { OrderStatus } from './schemas.js';
+import type { AdminOrderListQuery, OrderStatus } from './schemas.js';
 import { renderOrders } from './service.js';
 import { assertTransition } from './state.js';
 
 const STATUS_EVENTS = { PAID: 'order.paid', FULFILLED: 'order.fulfilled', CANCELLED: 'order.cancelled' } as const;
 
-export async function listAdminOrders(db: Database, store: string, query: { limit?: number; offset?: number; status?: OrderStatus }) {
-  const filter = { store, status: query.status };
-  const page = { limit: query.limit ?? 50, offset: query.offset ?? 0 };
+/** The store's orders, newest first, filtered by any of the search fields. */
+export async function listAdminOrders(db: Database, store: string, query: AdminOrderListQuery) {
+  const { limit, offset, customerId, ...search } = query;
+  const filter = { store, ...search, customerId: customerId?.toLowerCase() };
+  const page = { limit: limit ?? 50, offset: offset ?? 0 };
   const [rows, total] = await Promise.all([repo.listOrders(db, filter, page), repo.countOrders(db, filter)]);
   return { orders: await renderOrders(db, store, rows), total };
 }

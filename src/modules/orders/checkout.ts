@@ -15,13 +15,15 @@ import type { ProductSnapshot } from '../../db/schema.js';
 import { AppError } from '../../lib/app-error.js';
 import type { Outcome } from '../../lib/keyed-batcher.js';
 import type { RoundJob } from '../../plugins/commands.js';
-import { findAddresses } from '../addresses/index.js';
+import { findAddresses, type AddressRow } from '../addresses/index.js';
 import { assertCartPending, completeCarts, lockCartsForOrders } from '../carts/index.js';
 import { lockSellableProducts, productFieldsView, recordStockCrossing, takeStock } from '../catalog/index.js';
 import { discountsForRound, countUses } from '../discounts/index.js';
 import { holdsOf } from '../holds/index.js';
-import { DiscountLedger, linePrice, orderRefusalError, StockLedger, sumLines, totals } from '../pricing/index.js';
+import { checkoutTotals, discountEligible, isCountryCode, DiscountLedger, linePrice, orderRefusalError, StockLedger, sumLines, totals } from '../pricing/index.js';
+import { takeOrderNumbers } from '../stores/index.js';
 import { decideOrderDiscount, discountWanted } from './discount.js';
+import { decideOrderShipping, roundCheckout } from './shipping.js';
 import * as repo from './repository.js';
 import type { CreateOrderBody, OrderView } from './schemas.js';
 import { orderView } from './views.js';
@@ -34,6 +36,9 @@ export interface OrderRequest {
   lines: Map<string, number>;
   /** A product-list order's code, as sent (an order from a cart uses the cart's). */
   discountCode: string | null;
+  /** A product-list order's shipping option (an order from a cart uses the cart's). */
+  shippingOptionId: string | null;
+  email: string | null;
 }
 
 type Placed = { order: OrderView };
@@ -41,6 +46,11 @@ type Placed = { order: OrderView };
 /** Refuses a body with both or neither of `id` and `products`, with a detail that says so. */
 export function assertOneSource(body: unknown): void {
   const fields = typeof body === 'object' && body !== null ? (body as Record<string, unknown>) : {};
+  if (fields.id !== undefined && fields.shippingOption !== undefined) {
+    throw new AppError('VALIDATION_FAILED', 'an order from a cart uses the cart\'s shipping: send `shippingOption` only with `products`', {
+      errors: [{ field: '/shippingOption', message: 'is not allowed with id' }],
+    });
+  }
   if (fields.id !== undefined && fields.discountCode !== undefined) {
     throw new AppError('VALIDATION_FAILED', 'an order from a cart uses the cart\'s discount code: send `discountCode` only with `products`', {
       errors: [{ field: '/discountCode', message: 'is not allowed with id' }],
@@ -56,7 +66,10 @@ export function assertOneSource(body: unknown): void {
 /** The order a request body asks for (the schema and `assertOneSource` have checked it). */
 export function orderRequestOf(customerId: string, body: CreateOrderBody): OrderRequest {
   const cartId = body.id === undefined ? null : body.id.toLowerCase();
-  return { customerId: customerId.toLowerCase(), addressId: body.address.toLowerCase(), cartId, lines: sumLines(body.products ?? []), discountCode: body.discountCode ?? null };
+  return {
+    customerId: customerId.toLowerCase(), addressId: body.address.toLowerCase(), cartId, lines: sumLines(body.products ?? []), discountCode: body.discountCode ?? null,
+    shippingOptionId: body.shippingOption?.toLowerCase() ?? null, email: body.email ?? null,
+  };
 }
 
 /** Decides and writes one round of a store's orders: one outcome per request, in arrival order. */
@@ -72,11 +85,10 @@ export async function placeOrders(tx: Executor, store: string, jobs: Array<Round
   // Codes after the products (their locks come last): read, and locked when limited or once per customer.
   const discounts = await discountsForRound(tx, store, discountWanted(requests, (r) => carts.get(r.cartId!)?.discountId ?? null, linesOf));
   const usage = new DiscountLedger(discounts.usedBy);
+  const checkout = await roundCheckout(tx, store, [...addresses.values()].map((a) => a.country));
   const ordered = new Set<string>();
-  const orders: Parameters<typeof repo.insertOrders>[2] = [];
-  const lines: Parameters<typeof repo.insertOrders>[3] = [];
-  const placed: Array<{ view: OrderView; job: number }> = [];
-  const outcomes = requests.map((request, job): Outcome<Placed> => {
+  const accepted: Array<{ row: Omit<repo.NewOrder, 'number'>; snapshots: Parameters<typeof repo.insertOrders>[3]; address: AddressRow; job: number }> = [];
+  const decided = requests.map((request, job): Outcome<number> => {
     try {
       if (request.cartId) {
         const cart = carts.get(request.cartId);
@@ -92,6 +104,24 @@ export async function placeOrders(tx: Executor, store: string, jobs: Array<Round
       const wanted = linesOf(request);
       // Decided before the stock is taken (and taken only after the stock can be had): a refused order takes nothing.
       const discount = decideOrderDiscount(request, request.cartId ? (carts.get(request.cartId)?.discountId ?? null) : null, discounts, usage, stock, products, wanted, now);
+      const stockRefusals = [...wanted.keys()].sort().flatMap((productId) => stock.refusal(productId, wanted.get(productId)!, request.cartId) ?? []);
+      if (stockRefusals.length > 0) throw orderRefusalError(stockRefusals);
+      // In the cart's (or the body's) line order, as the cart answered: the discount's shares break ties by it.
+      const priced = [...wanted].map(([productId, quantity]) => ({ product: products.get(productId)!, quantity, price: linePrice(products.get(productId)!, quantity) }));
+      const sum = totals(priced.map((l) => ({ unit: l.product, quantity: l.quantity })));
+      const discountTotal = discount?.applied.amount ?? 0;
+      const optionId = request.cartId ? (carts.get(request.cartId)?.shippingOptionId ?? null) : request.shippingOptionId;
+      const option = decideOrderShipping(optionId, checkout, address.country, sum.price - discountTotal);
+      const destination = { country: isCountryCode(address.country) ? address.country.toUpperCase() : address.country, region: address.state };
+      const priceTotals = checkoutTotals({
+        price: sum.price,
+        lines: priced.map((l) => ({ price: l.price, taxCategory: l.product.taxCategory ?? null, eligible: discount ? discountEligible(discount.rule, l.product.id) : false })),
+        discount: discount?.applied ?? null,
+        shipping: option ? { option, destination } : null,
+        taxDestination: destination,
+        rates: checkout.rates,
+        pricesIncludeTax: checkout.settings.pricesIncludeTax,
+      });
       const refusals = stock.take(wanted, request.cartId);
       if (refusals.length > 0) throw orderRefusalError(refusals);
       if (request.cartId) ordered.add(request.cartId);
@@ -103,18 +133,24 @@ export async function placeOrders(tx: Executor, store: string, jobs: Array<Round
         const product = { ...productFieldsView(products.get(productId)!), quantity: stock.stockLeft(productId) } as ProductSnapshot;
         return { orderId: id, product, quantity, unitPrice: product.price, linePrice: linePrice(product, quantity) };
       });
-      const sum = totals(snapshots.map((s) => ({ unit: s.product, quantity: s.quantity })));
-      const kept = { discountId: discount?.rule.id ?? null, discount: discount?.applied ?? null, discountTotal: discount?.applied.amount ?? 0 };
-      const row = { id, store, customerId: request.customerId, addressId: address.id, status: 'CREATED' as const, ...sum, ...kept, createdAt: now, updatedAt: null, deletedAt: null };
-      orders.push({ id, customerId: row.customerId, addressId: row.addressId, cartId: request.cartId, price: sum.price, originalPrice: sum.originalPrice, ...kept, createdAt: now });
-      lines.push(...snapshots);
-      const view = orderView(row, snapshots, address);
-      placed.push({ view, job });
-      return { ok: true, value: { order: view } };
+      const row = {
+        id, customerId: request.customerId, addressId: address.id, cartId: request.cartId, price: sum.price, originalPrice: sum.originalPrice,
+        discountId: discount?.rule.id ?? null, discount: discount?.applied ?? null, discountTotal,
+        email: request.email, currency: checkout.settings.currency, pricesIncludeTax: checkout.settings.pricesIncludeTax,
+        shipping: priceTotals.shipping, shippingTotal: priceTotals.shippingTotal, taxLines: priceTotals.taxLines, taxTotal: priceTotals.taxTotal, createdAt: now,
+      };
+      accepted.push({ row, snapshots, address, job });
+      return { ok: true, value: accepted.length - 1 };
     } catch (error) {
       return { ok: false, error };
     }
   });
+  // Numbers for the accepted orders, in arrival order, with one statement and no row lock.
+  const numbers = await takeOrderNumbers(tx, store, accepted.length);
+  const orders = accepted.map((a, i) => ({ ...a.row, number: numbers[i]! }));
+  const lines = accepted.flatMap((a) => a.snapshots);
+  const placed = accepted.map((a, i) => ({ view: orderView({ ...orders[i]!, store, status: 'CREATED', updatedAt: null, deletedAt: null }, a.snapshots, a.address), job: a.job }));
+  const outcomes = decided.map((o): Outcome<Placed> => (o.ok ? { ok: true, value: { order: placed[o.value]!.view } } : o));
   if (orders.length === 0) return outcomes;
   const takes = stock.taken();
   // Cannot happen while the rows are locked; the guards are what make overselling impossible regardless.

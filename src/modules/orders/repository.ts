@@ -1,7 +1,7 @@
 /** Order SQL: orders and their lines (the products as ordered). Stock is the catalog's, carts the carts module's. */
 import { sql } from 'drizzle-orm';
 import { jsonb, queryRows, valueList, type Executor } from '../../db/client.js';
-import type { DiscountSnapshot, ProductSnapshot } from '../../db/schema.js';
+import type { DiscountSnapshot, ProductSnapshot, ShippingSnapshot, TaxLineSnapshot } from '../../db/schema.js';
 import { toIso } from '../../lib/time.js';
 import type { OrderStatus } from './schemas.js';
 
@@ -16,10 +16,24 @@ export interface OrderRow {
   discountId: string | null;
   discount: DiscountSnapshot | null;
   discountTotal: number;
+  number: number;
+  email: string | null;
+  currency: string;
+  pricesIncludeTax: boolean;
+  shipping: ShippingSnapshot | null;
+  shippingTotal: number;
+  taxLines: TaxLineSnapshot[];
+  taxTotal: number;
   createdAt: Date;
   updatedAt: Date | null;
   deletedAt: Date | null;
 }
+
+/** What a round writes of each order. */
+export type NewOrder = Pick<
+  OrderRow,
+  'id' | 'customerId' | 'addressId' | 'price' | 'originalPrice' | 'discountId' | 'discount' | 'discountTotal' | 'number' | 'email' | 'currency' | 'pricesIncludeTax' | 'shipping' | 'shippingTotal' | 'taxLines' | 'taxTotal' | 'createdAt'
+> & { cartId: string | null };
 
 export interface OrderLineRow {
   orderId: string;
@@ -30,7 +44,8 @@ export interface OrderLineRow {
 
 const orderColumns = sql.raw(
   `id, store, customer_id as "customerId", address_id as "addressId", status, price, original_price as "originalPrice", ` +
-    `discount_id as "discountId", discount, discount_total as "discountTotal", ` +
+    `discount_id as "discountId", discount, discount_total as "discountTotal", number, email, currency, prices_include_tax as "pricesIncludeTax", ` +
+    `shipping, shipping_total as "shippingTotal", tax_lines as "taxLines", tax_total as "taxTotal", ` +
     `created_at as "createdAt", updated_at as "updatedAt", deleted_at as "deletedAt"`,
 );
 
@@ -38,18 +53,19 @@ const orderColumns = sql.raw(
 export async function insertOrders(
   tx: Executor,
   store: string,
-  orders: Array<{
-    id: string; customerId: string; addressId: string; cartId: string | null; price: number; originalPrice: number | null;
-    discountId: string | null; discount: DiscountSnapshot | null; discountTotal: number; createdAt: Date;
-  }>,
+  orders: NewOrder[],
   lines: Array<{ orderId: string; quantity: number; unitPrice: number; linePrice: number; product: ProductSnapshot }>,
 ): Promise<void> {
   await tx.execute(
     sql`with new_orders as (
-          insert into orders (store, id, customer_id, address_id, cart_id, price, original_price, discount_id, discount, discount_total, created_at)
-          select ${store}, o.* from jsonb_to_recordset(${jsonb(orders.map((o) => ({ ...o, createdAt: toIso(o.createdAt) })))})
+          insert into orders (store, id, customer_id, address_id, cart_id, price, original_price, discount_id, discount, discount_total,
+                              number, email, currency, prices_include_tax, shipping, shipping_total, tax_lines, tax_total, created_at)
+          select ${store}, o.id, o."customerId", o."addressId", o."cartId", o.price, o."originalPrice", o."discountId", o.discount, o."discountTotal",
+                 o.number, o.email, o.currency, o."pricesIncludeTax", o.shipping, o."shippingTotal", o."taxLines", o."taxTotal", o."createdAt"
+          from jsonb_to_recordset(${jsonb(orders.map((o) => ({ ...o, createdAt: toIso(o.createdAt) })))})
             as o(id uuid, "customerId" uuid, "addressId" uuid, "cartId" uuid, price bigint, "originalPrice" bigint,
-                 "discountId" uuid, discount jsonb, "discountTotal" bigint, "createdAt" timestamptz))
+                 "discountId" uuid, discount jsonb, "discountTotal" bigint, number int, email text, currency text, "pricesIncludeTax" boolean,
+                 shipping jsonb, "shippingTotal" bigint, "taxLines" jsonb, "taxTotal" bigint, "createdAt" timestamptz))
         insert into order_lines (store, order_id, product_id, quantity, unit_price, line_price, product)
         select ${store}, l."orderId", (l.product->>'id')::uuid, l.quantity, l."unitPrice", l."linePrice", l.product
         from jsonb_to_recordset(${jsonb(lines)}) as l("orderId" uuid, quantity int, "unitPrice" int, "linePrice" bigint, product jsonb)`,
@@ -60,12 +76,31 @@ export interface OrderFilter {
   store: string;
   customerId?: string;
   status?: OrderStatus;
+  number?: number;
+  email?: string;
+  createdFrom?: string;
+  createdTo?: string;
+  /** The number (when it is one), the email or the recipient's name. */
+  q?: string;
 }
 
+/** `%text%` for ilike, its wildcards taken literally. */
+const containing = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+
 function orderWhere(filter: OrderFilter) {
-  const parts = [sql`store = ${filter.store}`, sql`deleted_at is null`];
-  if (filter.customerId) parts.push(sql`customer_id = ${filter.customerId}`);
-  if (filter.status) parts.push(sql`status = ${filter.status}`);
+  const parts = [sql`o.store = ${filter.store}`, sql`o.deleted_at is null`];
+  if (filter.customerId) parts.push(sql`o.customer_id = ${filter.customerId}`);
+  if (filter.status) parts.push(sql`o.status = ${filter.status}`);
+  if (filter.number !== undefined) parts.push(sql`o.number = ${filter.number}`);
+  if (filter.email !== undefined) parts.push(sql`lower(o.email) = lower(${filter.email})`);
+  if (filter.createdFrom) parts.push(sql`o.created_at >= ${filter.createdFrom}::timestamptz`);
+  if (filter.createdTo) parts.push(sql`o.created_at < ${filter.createdTo}::timestamptz`);
+  if (filter.q !== undefined) {
+    const q = filter.q.trim();
+    const byNumber = /^#?\d{1,9}$/.test(q) ? sql`o.number = ${Number(q.replace('#', ''))} or ` : sql``;
+    parts.push(sql`(${byNumber}o.email ilike ${containing(q)} or exists (
+      select 1 from addresses a where a.store = o.store and a.id = o.address_id and a.name ilike ${containing(q)}))`);
+  }
   return sql.join(parts, sql` and `);
 }
 
@@ -73,12 +108,12 @@ function orderWhere(filter: OrderFilter) {
 export async function listOrders(db: Executor, filter: OrderFilter, page: { limit: number; offset: number }): Promise<OrderRow[]> {
   return queryRows<OrderRow>(
     db,
-    sql`select ${orderColumns} from orders where ${orderWhere(filter)} order by created_at desc nulls last, id desc nulls last limit ${page.limit} offset ${page.offset}`,
+    sql`select ${orderColumns} from orders o where ${orderWhere(filter)} order by o.created_at desc nulls last, o.id desc nulls last limit ${page.limit} offset ${page.offset}`,
   );
 }
 
 export async function countOrders(db: Executor, filter: OrderFilter): Promise<number> {
-  const [row] = await queryRows<{ n: number }>(db, sql`select count(*)::int as n from orders where ${orderWhere(filter)}`);
+  const [row] = await queryRows<{ n: number }>(db, sql`select count(*)::int as n from orders o where ${orderWhere(filter)}`);
   return row?.n ?? 0;
 }
 

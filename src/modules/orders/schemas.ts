@@ -2,6 +2,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { Address } from '../addresses/index.js';
 import { LineRequest, ProductLine } from '../carts/index.js';
 import { discountFields } from '../discounts/index.js';
+import { checkoutFields } from '../shipping/index.js';
 import { Limit, Nullable, NullableTimestamp, Offset, StringEnum, Timestamp, Uuid, named } from '../../lib/http-schemas.js';
 
 export const OrderStatus = StringEnum(['CREATED', 'PAID', 'FULFILLED', 'CANCELLED'] as const, {
@@ -10,9 +11,10 @@ export const OrderStatus = StringEnum(['CREATED', 'PAID', 'FULFILLED', 'CANCELLE
 export type OrderStatus = Static<typeof OrderStatus>;
 
 const OrderAddress = Uuid('an address id of this customer');
+const OrderEmail = Type.String({ format: 'email', maxLength: 254, description: 'where the shop writes about the order', examples: ['ana@example.com'] });
 
 export const OrderFromCart = named('OrderFromCart', Type.Object(
-  { id: Uuid('a PENDING cart to order'), address: OrderAddress },
+  { id: Uuid('a PENDING cart to order'), address: OrderAddress, email: Type.Optional(OrderEmail) },
   { additionalProperties: false, description: 'an order of the lines of a PENDING cart' },
 ));
 
@@ -21,12 +23,14 @@ export const OrderFromProducts = named('OrderFromProducts', Type.Object(
     address: OrderAddress,
     products: Type.Array(LineRequest, { minItems: 1, maxItems: 100, description: '1..100 lines, repeated ids summed' }),
     discountCode: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'a discount code, any case (an order from a cart uses the cart\'s code)', examples: ['WELCOME10'] })),
+    shippingOption: Type.Optional(Uuid('a shipping option id (an order from a cart uses the cart\'s shipping)')),
+    email: Type.Optional(OrderEmail),
   },
   { additionalProperties: false, description: 'an order of a list of products' },
 ));
 
 /** Exactly one of a cart (`id`) and a product list (`products`); service code reads it flat. */
-export type CreateOrderBody = { id?: string; address: string; products?: LineRequest[]; discountCode?: string };
+export type CreateOrderBody = { id?: string; address: string; products?: LineRequest[]; discountCode?: string; shippingOption?: string; email?: string };
 export const CreateOrderBody = Type.Unsafe<CreateOrderBody>({
   title: 'CreateOrderBody',
   description: 'from a PENDING cart (`id`) or from a product list (`products`): exactly one of them',
@@ -35,12 +39,15 @@ export const CreateOrderBody = Type.Unsafe<CreateOrderBody>({
 
 export const Order = named('Order', Type.Object({
   id: Uuid('order id'),
+  number: Type.Integer({ description: 'what a shopper quotes: unique within the store, increasing, from 1001 (numbers may skip)', examples: [1042] }),
   store: Type.String({ examples: ['demo'] }),
   customerId: Uuid('customer id'),
+  email: Nullable('string', { description: 'the email given with the order, or null' }),
   addressId: Uuid('address id'),
   price: Type.Integer({ description: "sum of the lines' order.price" }),
   originalPrice: Nullable('integer'),
   ...discountFields,
+  ...checkoutFields,
   status: OrderStatus,
   createdAt: Timestamp(),
   updatedAt: NullableTimestamp(),
@@ -56,8 +63,19 @@ export const OrderListQuery = Type.Object({ limit: Type.Optional(Limit), offset:
 export const CustomerOrderParams = Type.Object({ customer: Uuid('customer id'), id: Uuid('order id') });
 
 export const AdminOrderListQuery = Type.Object(
-  { limit: Type.Optional(Limit), offset: Type.Optional(Offset), status: Type.Optional(OrderStatus) },
+  {
+    limit: Type.Optional(Limit),
+    offset: Type.Optional(Offset),
+    status: Type.Optional(OrderStatus),
+    number: Type.Optional(Type.Integer({ minimum: 1, maximum: 2_147_483_647, description: 'the order number' })),
+    email: Type.Optional(Type.String({ minLength: 1, maxLength: 254, description: 'exact, ignoring case' })),
+    customerId: Type.Optional(Uuid('customer id')),
+    createdFrom: Type.Optional(Timestamp('created at or after (ISO timestamp)')),
+    createdTo: Type.Optional(Timestamp('created before (ISO timestamp)')),
+    q: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: "matches the number, the email, or the recipient's name (ignoring case)" })),
+  },
   { additionalProperties: false },
 );
+export type AdminOrderListQuery = Static<typeof AdminOrderListQuery>;
 export const AdminOrderParams = Type.Object({ id: Uuid('order id') });
 export const UpdateOrderBody = named('UpdateOrderStatusBody', Type.Object({ status: OrderStatus }, { additionalProperties: false }));

@@ -1,25 +1,37 @@
 import { toIso, toIsoOrNull } from '../../lib/time.js';
 import { addressView, type AddressRow } from '../addresses/index.js';
-import { discountTotals } from '../pricing/index.js';
+import { grandTotal } from '../pricing/index.js';
 import type { OrderLineRow, OrderRow } from './repository.js';
 import type { OrderView } from './schemas.js';
 
 /** An order with its lines (the products as they were when ordered) and its address. */
 export function orderView(order: OrderRow, lines: OrderLineRow[], address: AddressRow): OrderView {
+  const price = Number(order.price);
+  // As placed: the discount, shipping and taxes were priced when the order was made and are kept with it.
+  const kept = { discountTotal: Number(order.discountTotal), shippingTotal: Number(order.shippingTotal), taxTotal: Number(order.taxTotal) };
   return {
     id: order.id,
+    number: Number(order.number),
     store: order.store,
     customerId: order.customerId,
+    email: order.email,
     addressId: order.addressId,
-    price: Number(order.price),
+    price,
     originalPrice: order.originalPrice === null ? null : Number(order.originalPrice),
-    // As placed: the discount was priced when the order was made and is kept with it.
-    ...discountTotals(Number(order.price), order.discount ?? null),
+    discount: order.discount ?? null,
+    discountTotal: kept.discountTotal,
+    currency: order.currency,
+    shipping: order.shipping ?? null,
+    shippingTotal: kept.shippingTotal,
+    taxLines: order.taxLines ?? [],
+    taxTotal: kept.taxTotal,
+    total: grandTotal({ price, ...kept, pricesIncludeTax: order.pricesIncludeTax }),
     status: order.status,
     createdAt: toIso(order.createdAt),
     updatedAt: toIsoOrNull(order.updatedAt),
     deletedAt: toIsoOrNull(order.deletedAt),
-    products: lines.map((line) => ({ ...line.product, order: { quantity: line.quantity, price: Number(line.linePrice) } })),
+    // Lines placed before products had a tax category show none.
+    products: lines.map((line) => ({ ...line.product, taxCategory: line.product.taxCategory ?? null, order: { quantity: line.quantity, price: Number(line.linePrice) } })),
     address: addressView(address),
   };
 }

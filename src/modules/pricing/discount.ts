@@ -53,7 +53,7 @@ export interface DiscountDecision {
 }
 
 /** Whether a line's product is eligible: every line when the code names no product and no collection. */
-function eligible(rule: DiscountRule, productId: string): boolean {
+export function discountEligible(rule: DiscountRule, productId: string): boolean {
   if (rule.products.length === 0 && rule.collections.length === 0) return true;
   return rule.products.includes(productId) || rule.inCollections.has(productId);
 }
@@ -76,7 +76,7 @@ export function decideDiscount(
 ): DiscountDecision {
   const shown = { code: rule.code, type: rule.type, value: rule.value };
   const price = lines.reduce((sum, l) => sum + l.price, 0);
-  const eligibleSubtotal = lines.filter((l) => eligible(rule, l.productId)).reduce((sum, l) => sum + l.price, 0);
+  const eligibleSubtotal = lines.filter((l) => discountEligible(rule, l.productId)).reduce((sum, l) => sum + l.price, 0);
   const reason = refusalReason(rule, lines, price, context);
   if (reason) return { discount: { ...shown, amount: 0 }, reason };
   return { discount: { ...shown, amount: discountAmount(rule.type, rule.value, eligibleSubtotal) } };
@@ -90,7 +90,7 @@ function refusalReason(rule: DiscountRule, lines: readonly DiscountLine[], price
   if (rule.endsAt && now >= rule.endsAt.getTime()) return 'expired';
   if (rule.usageLimit !== null && rule.usageCount + (context.usedBefore ?? 0) >= rule.usageLimit) return 'used_up';
   if (price < rule.minSubtotal) return 'min_subtotal';
-  if (!lines.some((l) => eligible(rule, l.productId))) return 'no_eligible_products';
+  if (!lines.some((l) => discountEligible(rule, l.productId))) return 'no_eligible_products';
   if (rule.oncePerCustomer && context.alreadyUsed) return 'already_used';
   return undefined;
 }

@@ -12,6 +12,8 @@ import { AppError } from '../../lib/app-error.js';
 
 // Discount codes: the amount, the refusal reasons and the round's usage ledger (see discount.ts).
 export * from './discount.js';
+// Shipping and taxes: the total the shopper pays (see checkout.ts).
+export * from './checkout.js';
 
 /** What a line's price is made of. */
 export interface UnitPrice {

@@ -1,5 +1,5 @@
 import { and, eq, gt, isNull, ne, or, sql } from 'drizzle-orm';
-import type { Database, Executor } from '../../db/client.js';
+import { queryRows, type Database, type Executor } from '../../db/client.js';
 import { stores, tokens } from '../../db/schema.js';
 import type { TokenKind } from './tokens.js';
 import { FreshCoalescer } from '../../lib/fresh-coalescer.js';
@@ -106,4 +106,31 @@ export async function purgeDeadCustomerTokens(db: Executor, keepSeconds = 7 * 86
           and coalesce(revoked_at, expires_at) < now() - make_interval(secs => ${keepSeconds}) returning id`,
   );
   return (rows as unknown as { rows: unknown[] }).rows.length;
+}
+
+/** A store's checkout settings. */
+export interface StoreSettingsRow {
+  slug: string;
+  name: string;
+  currency: string;
+  pricesIncludeTax: boolean;
+  unpaidOrderTimeoutSeconds: number | null;
+}
+
+const settingsColumns = sql.raw(`slug, name, currency, prices_include_tax as "pricesIncludeTax", unpaid_order_timeout_seconds as "unpaidOrderTimeoutSeconds"`);
+
+export async function findStoreSettings(db: Executor, store: string): Promise<StoreSettingsRow | undefined> {
+  const [row] = await queryRows<StoreSettingsRow>(db, sql`select ${settingsColumns} from stores where slug = ${store}`);
+  return row;
+}
+
+/** Changes the given settings (undefined: unchanged); answers the store as it is after. */
+export async function updateStoreSettings(db: Executor, store: string, change: Partial<Omit<StoreSettingsRow, 'slug'>>): Promise<StoreSettingsRow | undefined> {
+  const sets = [sql`updated_at = now()`];
+  if (change.name !== undefined) sets.push(sql`name = ${change.name}`);
+  if (change.currency !== undefined) sets.push(sql`currency = ${change.currency}`);
+  if (change.pricesIncludeTax !== undefined) sets.push(sql`prices_include_tax = ${change.pricesIncludeTax}`);
+  if (change.unpaidOrderTimeoutSeconds !== undefined) sets.push(sql`unpaid_order_timeout_seconds = ${change.unpaidOrderTimeoutSeconds}`);
+  const [row] = await queryRows<StoreSettingsRow>(db, sql`update stores set ${sql.join(sets, sql`, `)} where slug = ${store} returning ${settingsColumns}`);
+  return row;
 }

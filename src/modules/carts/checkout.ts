@@ -1,0 +1,54 @@
+/**
+ * What a cart's answer needs beyond its lines and code: the store's currency and tax setting, the
+ * shipping option it chose, and the tax rates of its destination. Read once for all the carts of a
+ * request or a round; pricing computes the amounts.
+ */
+import type { Executor } from '../../db/client.js';
+import { checkoutTotals, discountEligible, linePrice, type AppliedDiscount, type CheckoutTotals, type DiscountRule, type ShippingRule, type TaxRateRule } from '../pricing/index.js';
+import { shippingRules } from '../shipping/index.js';
+import { pricingSettings, type PricingSettings } from '../stores/index.js';
+import { ratesForCountries } from '../taxes/index.js';
+import type { CartRow } from './repository.js';
+import type { PricedLine } from './views.js';
+
+export interface CartCheckout {
+  settings: PricingSettings;
+  /** The options the carts chose (not deleted), by id. */
+  options: ReadonlyMap<string, ShippingRule>;
+  /** The rates of the carts' destination countries. */
+  rates: readonly TaxRateRule[];
+}
+
+/** A cart's discount as priced on its lines, with the rule that says which lines it covers. */
+export interface CartDiscount {
+  rule: DiscountRule | undefined;
+  applied: AppliedDiscount | null;
+}
+
+export const NO_DISCOUNT: CartDiscount = { rule: undefined, applied: null };
+
+/** Reads what the answers of these carts need (two small reads when none has chosen shipping). */
+export async function cartCheckout(db: Executor, store: string, carts: ReadonlyArray<Pick<CartRow, 'shippingOptionId' | 'shippingCountry'>>): Promise<CartCheckout> {
+  const settings = await pricingSettings(db, store);
+  const shipped = carts.filter((c) => c.shippingOptionId !== null);
+  if (shipped.length === 0) return { settings, options: new Map(), rates: [] };
+  const options = await shippingRules(db, store);
+  const rates = await ratesForCountries(db, store, shipped.map((c) => c.shippingCountry!));
+  return { settings, options, rates };
+}
+
+/** A cart's totals: its discount, its shipping (an option since deleted shows as none) and its taxes for its destination. */
+export function cartTotals(cart: CartRow, lines: PricedLine[], price: number, discount: CartDiscount, checkout: CartCheckout): CheckoutTotals & { currency: string } {
+  const option = cart.shippingOptionId ? checkout.options.get(cart.shippingOptionId) : undefined;
+  const destination = option ? { country: cart.shippingCountry!, region: cart.shippingRegion } : null;
+  const totals = checkoutTotals({
+    price,
+    lines: lines.map((l) => ({ price: linePrice(l.product, l.quantity), taxCategory: l.product.taxCategory ?? null, eligible: discount.rule ? discountEligible(discount.rule, l.product.id) : false })),
+    discount: discount.applied,
+    shipping: option && destination ? { option, destination } : null,
+    taxDestination: destination,
+    rates: checkout.rates,
+    pricesIncludeTax: checkout.settings.pricesIncludeTax,
+  });
+  return { currency: checkout.settings.currency, ...totals };
+}
