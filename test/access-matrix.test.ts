@@ -95,6 +95,12 @@ const BODIES: Record<string, () => unknown> = {
   'PATCH /api/v1/admin/orders/:id': () => ({ status: 'PAID' }),
   'POST /api/v1/admin/discounts': () => ({ code: `M${randomUUID().slice(0, 8)}`, type: 'fixed', value: 1 }),
   'PATCH /api/v1/admin/discounts/:id': () => ({ value: 2 }),
+  'PATCH /api/v1/admin/store': () => ({ pricesIncludeTax: false }),
+  'PUT /api/v1/carts/:id/shipping': () => ({ optionId: randomUUID(), country: 'US' }),
+  'POST /api/v1/admin/tax-rates': () => ({ country: 'US', region: `R${randomUUID().slice(0, 8)}`, rate: 825, name: 'Sales tax' }),
+  'PATCH /api/v1/admin/tax-rates/:id': () => ({ rate: 800 }),
+  'POST /api/v1/admin/shipping-options': () => ({ name: 'Standard', price: 500, active: false }),
+  'PATCH /api/v1/admin/shipping-options/:id': () => ({ price: 600 }),
   // A loopback URL: refused (422) without any lookup or traffic, after authorization.
   'POST /api/v1/admin/webhooks': () => ({ url: 'https://127.0.0.1/orders', events: ['order.created'] }),
   'PATCH /api/v1/admin/webhooks/:id': () => ({ description: 'd' }),

@@ -62,7 +62,7 @@ export const checkoutFields = {
 };
 
 export const ShippingCountryQuery = Type.Object(
-  { country: Type.String({ pattern: '^[A-Za-z]{2}$', description: 'ISO 3166-1 alpha-2', examples: ['US'] }) },
+  { country: Type.String({ minLength: 1, maxLength: 100, description: 'ISO 3166-1 alpha-2, any case; anything else is offered only the options that ship everywhere', examples: ['US'] }) },
   { additionalProperties: false },
 );
 export const CartShippingOptions = named('CartShippingOptions', Type.Object({
