@@ -141,6 +141,39 @@ test('every operation answers as the document says, on happy and error paths', a
   await call(t, 'DELETE', `/api/v1/carts/${unknown}/discount`, { token: s.storefront });
   await call(t, 'POST', `/api/v1/carts/${cart.id}/discount`, { token: s.storefront, body: { code: 'welcome10' } });
 
+  // Store settings, tax rates, shipping options and a cart's shipping (all gone again before the order below).
+  await call(t, 'GET', '/api/v1/store', { token: s.storefront });
+  await call(t, 'GET', '/api/v1/store', {});
+  await call(t, 'PATCH', '/api/v1/admin/store', { token: s.admin, body: { currency: 'EUR' } });
+  await call(t, 'PATCH', '/api/v1/admin/store', { token: s.admin, body: { currency: 'ZZZ' } });
+  const vat = (await call(t, 'POST', '/api/v1/admin/tax-rates', { token: s.admin, body: { country: 'BR', rate: 1700, name: 'ICMS' } })).json.taxRate;
+  await call(t, 'POST', '/api/v1/admin/tax-rates', { token: s.admin, body: { country: 'br', rate: 1800, name: 'ICMS' } });
+  await call(t, 'GET', '/api/v1/admin/tax-rates', { token: s.admin });
+  await call(t, 'GET', '/api/v1/admin/tax-rates', { token: s.storefront });
+  await call(t, 'GET', `/api/v1/admin/tax-rates/${vat.id}`, { token: s.admin });
+  await call(t, 'GET', `/api/v1/admin/tax-rates/${unknown}`, { token: s.admin });
+  await call(t, 'PATCH', `/api/v1/admin/tax-rates/${vat.id}`, { token: s.admin, body: { rate: 1800 } });
+  await call(t, 'PATCH', `/api/v1/admin/tax-rates/${vat.id}`, { token: s.admin, body: { rate: 10001 } });
+  const option = (await call(t, 'POST', '/api/v1/admin/shipping-options', { token: s.admin, body: { name: 'Standard', price: 500, countries: ['BR'], freeAbove: 100000 } })).json.shippingOption;
+  await call(t, 'POST', '/api/v1/admin/shipping-options', { token: s.admin, body: { name: 'Bad', price: -1 } });
+  await call(t, 'GET', '/api/v1/admin/shipping-options', { token: s.admin });
+  await call(t, 'GET', '/api/v1/admin/shipping-options', { token: s.storefront });
+  await call(t, 'GET', `/api/v1/admin/shipping-options/${option.id}`, { token: s.admin });
+  await call(t, 'GET', `/api/v1/admin/shipping-options/${unknown}`, { token: s.admin });
+  await call(t, 'PATCH', `/api/v1/admin/shipping-options/${option.id}`, { token: s.admin, body: { price: 600 } });
+  await call(t, 'PATCH', `/api/v1/admin/shipping-options/${unknown}`, { token: s.admin, body: { price: 600 } });
+  await call(t, 'GET', `/api/v1/carts/${cart.id}/shipping-options?country=BR`, { token: s.storefront });
+  await call(t, 'GET', `/api/v1/carts/${unknown}/shipping-options?country=BR`, { token: s.storefront });
+  await call(t, 'PUT', `/api/v1/carts/${cart.id}/shipping`, { token: s.storefront, body: { optionId: option.id, country: 'BR', region: 'SP' } });
+  await call(t, 'PUT', `/api/v1/carts/${cart.id}/shipping`, { token: s.storefront, body: { optionId: option.id, country: 'US' } });
+  await call(t, 'DELETE', `/api/v1/carts/${cart.id}/shipping`, { token: s.storefront });
+  await call(t, 'DELETE', `/api/v1/carts/${unknown}/shipping`, { token: s.storefront });
+  await call(t, 'DELETE', `/api/v1/admin/shipping-options/${option.id}`, { token: s.admin });
+  await call(t, 'DELETE', `/api/v1/admin/shipping-options/${option.id}`, { token: s.admin });
+  await call(t, 'DELETE', `/api/v1/admin/tax-rates/${vat.id}`, { token: s.admin });
+  await call(t, 'DELETE', `/api/v1/admin/tax-rates/${vat.id}`, { token: s.admin });
+  await call(t, 'PATCH', '/api/v1/admin/store', { token: s.admin, body: { currency: 'USD' } });
+
   // Checkout holds: the order below comes from a held cart with a code.
   await call(t, 'POST', `/api/v1/carts/${cart.id}/hold`, { token: s.storefront });
   await call(t, 'POST', `/api/v1/carts/${unknown}/hold`, { token: s.storefront });
