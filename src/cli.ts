@@ -8,6 +8,8 @@
  * `--store` may be left out while the database holds a single store.
  *   npm run cli -- webhook ... (see src/modules/webhooks/cli.ts)
  *   npm run cli -- discount create <CODE> --type percentage|fixed --value <n> [...]; discount list
+ *   npm run cli -- tax-rate create <COUNTRY> --rate <basis points> --name <name> [...]; tax-rate list
+ *   npm run cli -- shipping-option create <name> --price <n> [...]; shipping-option list
  * Answers are JSON on stdout; `--help` prints the usage and exits 0; exit code 2 for bad usage,
  * 1 for a refusal or failure.
  */
@@ -20,6 +22,8 @@ import * as stores from './modules/stores/index.js';
 import { ISSUABLE_TOKEN_KINDS, listStoreSlugs, type IssuableTokenKind } from './modules/stores/index.js';
 import { WEBHOOK_USAGE, webhookCommand } from './modules/webhooks/cli.js';
 import * as discounts from './modules/discounts/index.js';
+import * as taxes from './modules/taxes/index.js';
+import * as shipping from './modules/shipping/index.js';
 
 const KINDS = ISSUABLE_TOKEN_KINDS.join('|');
 const USAGE = `usage:
@@ -31,6 +35,10 @@ const USAGE = `usage:
   npm run cli -- discount create [--store <slug>] <CODE> --type percentage|fixed --value <n>
       [--min-subtotal <n>] [--usage-limit <n>] [--once-per-customer] [--starts-at <iso>] [--ends-at <iso>]
   npm run cli -- discount list [--store <slug>]
+  npm run cli -- tax-rate create [--store <slug>] <COUNTRY> --rate <basis points> --name <name> [--region <state>] [--category <category>]
+  npm run cli -- tax-rate list [--store <slug>]
+  npm run cli -- shipping-option create [--store <slug>] <name> --price <n> [--countries US,CA] [--free-above <n>] [--min-subtotal <n>] [--inactive]
+  npm run cli -- shipping-option list [--store <slug>]
 --store may be left out while the database holds a single store.
 ${WEBHOOK_USAGE}`;
 
@@ -53,6 +61,8 @@ function parse(argv: string[]): Command {
       disable: { type: 'boolean' }, enable: { type: 'boolean' },
       type: { type: 'string' }, value: { type: 'string' }, 'min-subtotal': { type: 'string' }, 'usage-limit': { type: 'string' },
       'once-per-customer': { type: 'boolean' }, 'starts-at': { type: 'string' }, 'ends-at': { type: 'string' },
+      rate: { type: 'string' }, region: { type: 'string' }, category: { type: 'string' }, price: { type: 'string' }, countries: { type: 'string' },
+      'free-above': { type: 'string' }, inactive: { type: 'boolean' },
     },
   });
   if (values.help) throw new HelpRequested();
@@ -85,12 +95,49 @@ function parse(argv: string[]): Command {
     const slug = store();
     return async (d) => ({ tokens: await stores.listTokens(d.db, await slug(d)) });
   }
-  if (noun === 'discount' && verb === 'create' && arg && positionals.length === 3) {
-    const int = (name: string, text: string | undefined, min: number) => {
-      if (text === undefined) return undefined;
-      if (!/^\d+$/.test(text) || Number(text) < min) throw new UsageError(`--${name} must be an integer >= ${min}`);
-      return Number(text);
+  const int = (name: string, text: string | undefined, min: number, max = 100_000_000) => {
+    if (text === undefined) return undefined;
+    if (!/^\d+$/.test(text) || Number(text) < min || Number(text) > max) throw new UsageError(`--${name} must be an integer ${min}..${max}`);
+    return Number(text);
+  };
+  const text = (name: string, value: string | undefined, max: number) => {
+    if (value !== undefined && (value.length < 1 || value.length > max)) throw new UsageError(`--${name} must be 1..${max} characters`);
+    return value;
+  };
+  if (noun === 'tax-rate' && verb === 'create' && arg && positionals.length === 3) {
+    if (!/^[A-Za-z]{2}$/.test(arg)) throw new UsageError('the country must be an ISO 3166-1 alpha-2 code');
+    const body = {
+      country: arg, rate: int('rate', values.rate, 0, 10000) ?? usageError('--rate is required (basis points: 825 = 8.25 %)'),
+      name: text('name', values.name, 80) ?? usageError('--name is required'), region: text('region', values.region, 40) ?? null, category: text('category', values.category, 40) ?? null,
     };
+    const slug = store();
+    return async (d) => {
+      const target = await slug(d);
+      return d.db.transaction((tx) => taxes.createTaxRate(tx, target, body));
+    };
+  }
+  if (noun === 'tax-rate' && verb === 'list' && positionals.length === 2) {
+    const slug = store();
+    return async (d) => taxes.listTaxRates(d.db, await slug(d), { limit: 250 });
+  }
+  if (noun === 'shipping-option' && verb === 'create' && arg && positionals.length === 3) {
+    const countries = values.countries === undefined ? [] : values.countries.split(',').map((c) => c.trim());
+    if (countries.some((c) => !/^[A-Za-z]{2}$/.test(c))) throw new UsageError('--countries must be ISO 3166-1 alpha-2 codes, comma-separated');
+    const body = {
+      name: text('name', arg, 80)!, price: int('price', values.price, 0) ?? usageError('--price is required'), countries,
+      freeAbove: int('free-above', values['free-above'], 0) ?? null, minSubtotal: int('min-subtotal', values['min-subtotal'], 0) ?? 0, active: !values.inactive,
+    };
+    const slug = store();
+    return async (d) => {
+      const target = await slug(d);
+      return d.db.transaction((tx) => shipping.createShippingOption(tx, target, body));
+    };
+  }
+  if (noun === 'shipping-option' && verb === 'list' && positionals.length === 2) {
+    const slug = store();
+    return async (d) => shipping.listShippingOptions(d.db, await slug(d), { limit: 250 });
+  }
+  if (noun === 'discount' && verb === 'create' && arg && positionals.length === 3) {
     const when = (name: string, text: string | undefined) => {
       if (text !== undefined && Number.isNaN(Date.parse(text))) throw new UsageError(`--${name} must be an ISO 8601 timestamp`);
       return text === undefined ? undefined : new Date(text).toISOString();

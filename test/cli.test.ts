@@ -44,6 +44,19 @@ test('store create prints the store and its tokens as JSON; the tokens work on t
   assert.equal(discounts.status, 0, discounts.stderr);
   assert.deepEqual(discounts.json.discounts.map((d: { code: string }) => d.code), ['WELCOME10']);
 
+  const rate = cli('tax-rate', 'create', '--store', slug, 'us', '--region', 'TX', '--rate', '825', '--name', 'Sales tax');
+  assert.equal(rate.status, 0, rate.stderr);
+  assert.deepEqual([rate.json.taxRate.country, rate.json.taxRate.region, rate.json.taxRate.rate], ['US', 'TX', 825]);
+  assert.equal(cli('tax-rate', 'create', '--store', slug, 'US', '--region', 'tx', '--rate', '800', '--name', 'Sales tax').status, 1, 'one rate per place');
+  assert.equal(cli('tax-rate', 'create', '--store', slug, 'US', '--rate', '10001', '--name', 'x').status, 2);
+  assert.equal(cli('tax-rate', 'create', '--store', slug, 'USA', '--rate', '1', '--name', 'x').status, 2);
+  assert.deepEqual(cli('tax-rate', 'list', '--store', slug).json.taxRates.map((r: { rate: number }) => r.rate), [825]);
+  const option = cli('shipping-option', 'create', '--store', slug, 'Standard', '--price', '500', '--countries', 'us,CA', '--free-above', '5000');
+  assert.equal(option.status, 0, option.stderr);
+  assert.deepEqual([option.json.shippingOption.countries, option.json.shippingOption.freeAbove, option.json.shippingOption.active], [['US', 'CA'], 5000, true]);
+  assert.equal(cli('shipping-option', 'create', '--store', slug, 'Bad', '--price', '-1').status, 2);
+  assert.deepEqual(cli('shipping-option', 'list', '--store', slug).json.shippingOptions.map((o: { name: string }) => o.name), ['Standard']);
+
   const server = await startServerProcess(dbEnv);
   try {
     assert.equal((await call(server.base, 'GET', '/v1/products', { token: storefront })).status, 200);
