@@ -34,9 +34,11 @@ const [store, customer, address, hot] = [plan.store, plan.customerId, plan.addre
 /** The transaction of each shape, for the product `product` (an SQL expression). */
 function statements(product: string): string[] {
   const take = `update products set quantity = quantity - 1 where store = ${store} and id = ${product} and quantity >= 1`;
-  const insert = `insert into orders (store, customer_id, address_id, price) values (${store}, ${customer}, ${address}, 100)`;
+  // Every order takes a number of its store's sequence, as the service's do.
+  const number = `nextval(quote_ident('order_number_' || ${store})::regclass)`;
+  const insert = `insert into orders (store, customer_id, address_id, price, number) values (${store}, ${customer}, ${address}, 100, ${number})`;
   if (plan.shape === 'hot-cte') {
-    return [`with t as (${take} returning price) insert into orders (store, customer_id, address_id, price) select ${store}, ${customer}, ${address}, price from t`];
+    return [`with t as (${take} returning price) insert into orders (store, customer_id, address_id, price, number) select ${store}, ${customer}, ${address}, price, ${number} from t`];
   }
   return ['begin', take, insert, 'commit'];
 }

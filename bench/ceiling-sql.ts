@@ -107,7 +107,7 @@ async function order(c: pg.PoolClient, s: string, products: string[], cart: stri
   for (const id of [...products].sort()) {
     taken.push((await c.query(`update products p set quantity = p.quantity - 1 where p.store = $1 and p.id = $2 and p.quantity >= 1 returning ${PRODUCT}`, [s, id])).rows[0]);
   }
-  const o = await c.query(`insert into orders (store, customer_id, address_id, cart_id, price, original_price) values ($1, $2, $3, $4, $5, null) returning id`, [s, plan.customerId, plan.addressId, cart, 100]);
+  const o = await c.query(`insert into orders (store, customer_id, address_id, cart_id, price, original_price, number) values ($1, $2, $3, $4, $5, null, nextval(quote_ident('order_number_' || $1)::regclass)) returning id`, [s, plan.customerId, plan.addressId, cart, 100]);
   for (const p of taken) {
     await c.query(`insert into order_lines (store, order_id, product_id, quantity, unit_price, line_price, product) values ($1, $2, $3, 1, $4, $5, $6::jsonb)`, [s, o.rows[0].id, p.id, p.price, p.price, JSON.stringify(p)]);
   }

@@ -76,6 +76,8 @@ interface Workload {
   sql?: SqlPlan['workload'];
   /** Made through the API before the workload runs (carts to hold, active holds). */
   prepare?: (base: string, f: BenchFixture) => Promise<void>;
+  /** Undone through the API after it ran (what `prepare` made that other workloads must not see). */
+  finish?: (base: string, f: BenchFixture) => Promise<void>;
 }
 
 const order = (f: BenchFixture) => `/api/v1/${f.customerId}/orders`;
@@ -135,6 +137,13 @@ const ALL_WORKLOADS: Workload[] = [
   // Every order on one product: a flash sale.
   { name: 'order-hot', kind: 'write', method: 'POST', ceiling: 'hot-cte', plan: hotOrders },
   { name: 'order-hot-200', kind: 'write', method: 'POST', ceiling: 'hot-cte', connections: 200, plan: hotOrders },
+  {
+    // order-spread, every order with a shipping option and taxed by two rates (a country rate and a
+    // region rate over it); the option exists only during this run (`prepareShipping`), since once a
+    // store has one every order needs one.
+    name: 'order-spread-shipped', kind: 'write', method: 'POST', ceiling: 'spread', prepare: prepareShipping, finish: finishShipping,
+    plan: (f) => ({ paths: [order(f)], bodies: f.hotProductIds.map((id) => JSON.stringify({ address: f.addressId, products: [{ id, quantity: 1 }], shippingOption: shippingOptionId })) }),
+  },
   {
     name: 'order-from-cart', kind: 'write', method: 'POST', ceiling: 'spread', sql: 'order-cart',
     plan: (f) => ({ paths: [order(f)], bodies: f.orderCartIds.map((id) => JSON.stringify({ id, address: f.addressId })), sequential: true }),
@@ -277,6 +286,30 @@ async function sellout(base: string, fixture: BenchFixture): Promise<SelloutResu
 }
 
 /** The discount codes of the discount workloads, through the admin API: an unlimited percentage, and one limited to 2000 uses. */
+// The bench address's country and state (bench/seed.ts).
+const [BENCH_COUNTRY, BENCH_REGION] = ['BR', 'SP'];
+let shippingOptionId = '';
+let taxRateIds: string[] = [];
+async function adminCall(base: string, f: BenchFixture, method: string, path: string, body: object | undefined, status: number) {
+  const headers = { authorization: `Bearer ${f.admin}`, ...(body ? { 'content-type': 'application/json' } : {}) };
+  const r = await fetch(`${base}/api/v1/admin/${path}`, { method, headers, body: body && JSON.stringify(body) });
+  if (r.status !== status) throw new Error(`${method} ${path}: ${r.status} ${await r.text()}`);
+  return r.json() as Promise<Record<string, { id: string }>>;
+}
+/** A shipping option free above 100.00 and two tax rates of the bench address's country, for `order-spread-shipped`. */
+async function prepareShipping(base: string, f: BenchFixture): Promise<void> {
+  shippingOptionId = (await adminCall(base, f, 'POST', 'shipping-options', { name: 'Standard', price: 499, freeAbove: 10000 }, 201)).shippingOption!.id;
+  taxRateIds = [
+    (await adminCall(base, f, 'POST', 'tax-rates', { country: BENCH_COUNTRY, rate: 1700, name: 'VAT' }, 201)).taxRate!.id,
+    (await adminCall(base, f, 'POST', 'tax-rates', { country: BENCH_COUNTRY, region: BENCH_REGION, rate: 1800, name: 'VAT' }, 201)).taxRate!.id,
+  ];
+}
+/** The option and rates go, so the order workloads that follow run as before. */
+async function finishShipping(base: string, f: BenchFixture): Promise<void> {
+  await adminCall(base, f, 'DELETE', `shipping-options/${shippingOptionId}`, undefined, 200);
+  for (const id of taxRateIds) await adminCall(base, f, 'DELETE', `tax-rates/${id}`, undefined, 200);
+}
+
 async function createBenchDiscounts(base: string, fixture: BenchFixture): Promise<string> {
   const create = async (body: object) => {
     const r = await fetch(`${base}/api/v1/admin/discounts`, { method: 'POST', headers: { authorization: `Bearer ${fixture.admin}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
@@ -343,6 +376,7 @@ async function benchSize(products: number): Promise<{ rows: Row[]; peakRss: numb
       url: base, method: w.method, token: tokenOf(w, fixture), connections: w.connections ?? CONNECTIONS, warmupSeconds: WARMUP, seconds: SECONDS, ...plan,
     } satisfies LoadPlan);
     rows.push({ workload: w.name, products, ...result, ceiling: null, ratio: null });
+    await w.finish?.(base, fixture);
   }
   const soldOut = values.only && !values.only.split(',').includes('sellout') ? null : await sellout(base, fixture);
   const limited = values.only && !values.only.split(',').includes('order-limited-code') ? null : await limitedCode(base, fixture, limitedDiscountId);
@@ -501,6 +535,8 @@ for (const run of runs) {
   const spread = run.rows.find((r) => r.workload === 'order-spread');
   const discounted = run.rows.find((r) => r.workload === 'order-spread-discount');
   if (spread && discounted) lines.push(`Discount at ${run.products} products: order-spread-discount ${discounted.rps} req/s vs order-spread ${spread.rps}: ${ratio(discounted, spread)} (target >= 0.9).`);
+  const shipped = run.rows.find((r) => r.workload === 'order-spread-shipped');
+  if (spread && shipped) lines.push(`Shipping and taxes at ${run.products} products: order-spread-shipped ${shipped.rps} req/s vs order-spread ${spread.rps}: ${ratio(shipped, spread)} (target >= 0.9).`);
   if (run.heldSellout) {
     const h = run.heldSellout;
     lines.push(`Sellout with holds at ${run.products} products (${h.stock} in stock, ${h.buyers} buyers, half hold first): ${h.orders} orders ` +
