@@ -22,6 +22,8 @@ export interface Customer {
 export const config = (await (await fetch('/config.json')).json()) as PageConfig;
 // The back end forwards the API's paths, so the page calls its own origin.
 export const shop = createStorefrontClient({ baseUrl: location.origin, token: config.storefrontToken });
+// The store's currency (prices are integers in its smallest unit) and whether its prices hold the tax.
+export const storeSettings = (await shop.GET('/api/v1/store')).data?.store ?? { currency: 'USD', pricesIncludeTax: false };
 export const me = createStorefrontClient({ baseUrl: location.origin, token: () => customer()?.secret });
 
 // Like a session cookie: the customer's token and the cart id live in this browser; the orders do not.

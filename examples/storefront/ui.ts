@@ -1,10 +1,14 @@
 /** What every view shares: money, escaping, the message bar, product images, and words for shoppers. */
 import type { Problem, Product } from '../../clients/typescript/src/index.js';
+import { storeSettings } from './shop.js';
 
 export const view = document.getElementById('view')!;
 const message = document.getElementById('message')!;
 
-export const money = (cents: number) => `$${(cents / 100).toFixed(2)}`;
+// In the store's currency: 4990 is $49.90 in USD, ¥4,990 in JPY (its smallest unit is the yen).
+const currency = new Intl.NumberFormat('en-US', { style: 'currency', currency: storeSettings.currency });
+const unit = 10 ** (currency.resolvedOptions().maximumFractionDigits ?? 2);
+export const money = (amount: number) => currency.format(amount / unit);
 export const escape = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 export function show(text: string, kind: 'error' | 'ok' = 'error') {
@@ -54,7 +58,8 @@ export const stockText = (p: Pick<Product, 'quantity'>) =>
     : '<span class="soldout" data-stock="0">Sold out</span>';
 
 /** An order's number as a shopper reads it aloud: the start of its id. */
-export const orderNumber = (id: string) => `#${id.slice(0, 8).toUpperCase()}`;
+/** What a shopper quotes: the order's number in its store. */
+export const orderNumber = (order: { number: number }) => `#${order.number}`;
 
 const STATUS_WORDS: Record<string, string> = {
   CREATED: 'Received: we are preparing it',
@@ -92,6 +97,10 @@ export function explain(problem: Partial<Problem> | undefined, names: Map<string
       return entries.length ? entries.map(line).join(' ') : 'This product is sold out or no longer available.';
     case 'DISCOUNT_NOT_APPLICABLE':
       return DISCOUNT_WORDS[problem.reason ?? ''] ?? 'This discount code cannot be used.';
+    case 'SHIPPING_REQUIRED':
+      return 'Please choose a shipping option.';
+    case 'SHIPPING_NOT_AVAILABLE':
+      return 'This shipping option does not deliver to that address: please choose another.';
     case 'CART_EXPIRED':
     case 'CART_NOT_PENDING':
       return 'Your cart expired or was already ordered; it has been emptied.';

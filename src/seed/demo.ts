@@ -9,6 +9,8 @@
 import type { Database } from '../db/client.js';
 import * as catalog from '../modules/catalog/admin-service.js';
 import { createDiscount } from '../modules/discounts/index.js';
+import { createShippingOption } from '../modules/shipping/index.js';
+import { createTaxRate } from '../modules/taxes/index.js';
 import { withRecordedEvents } from '../modules/events/index.js';
 import { countStores, createStore, type CreatedStore } from '../modules/stores/index.js';
 
@@ -111,5 +113,26 @@ export async function seedDemoStore(db: Database): Promise<CreatedStore | undefi
     });
   }
   await db.transaction((tx) => createDiscount(tx, store, { code: 'WELCOME10', type: 'percentage', value: 10 }));
+  await seedShippingAndTaxes(db, store);
   return created;
+}
+
+/**
+ * How the demo store ships and taxes (prices in USD, without tax): Standard, free from 100.00, and
+ * Express; rates for a few countries and one US state, so a checkout shows shipping and tax.
+ */
+async function seedShippingAndTaxes(db: Database, store: string): Promise<void> {
+  await db.transaction(async (tx) => {
+    await createShippingOption(tx, store, { name: 'Standard', price: 500, freeAbove: 10000 });
+    await createShippingOption(tx, store, { name: 'Express', price: 1500 });
+    for (const rate of [
+      { country: 'BR', rate: 1700, name: 'ICMS' },
+      { country: 'DE', rate: 1900, name: 'VAT' },
+      { country: 'FR', rate: 2000, name: 'TVA' },
+      { country: 'GB', rate: 2000, name: 'VAT' },
+      { country: 'US', region: 'CA', rate: 725, name: 'Sales tax' },
+    ]) {
+      await createTaxRate(tx, store, rate);
+    }
+  });
 }

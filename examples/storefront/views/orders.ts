@@ -1,6 +1,6 @@
 /** The order confirmation and the order history, both read from the API for the current customer. */
 import type { Order, ProductLine } from '../../../clients/typescript/src/index.js';
-import { config, customer, me } from '../shop.js';
+import { config, customer, me, storeSettings } from '../shop.js';
 import { escape, explain, money, orderNumber, productImage, show, statusWords, view } from '../ui.js';
 import { optionNamesOf, optionsText } from '../variants.js';
 import { linesTable } from './cart.js';
@@ -17,10 +17,12 @@ export async function renderOrder(id: string) {
   const optionNames = await optionNamesOf(o.products);
   view.innerHTML = `<div class="confirmation" id="confirmation">
     <h1>Thank you for your order!</h1>
-    <dl class="facts"><div><dt>Order number</dt><dd id="order-number">${orderNumber(o.id)}</dd></div>
+    <dl class="facts"><div><dt>Order number</dt><dd id="order-number">${orderNumber(o)}</dd></div>
       <div><dt>Placed</dt><dd>${placedAt(o)}</dd></div>
       <div><dt>Status</dt><dd id="order-status">${statusWords(o.status)}</dd></div>
       ${o.discount ? `<div><dt>Discount ${escape(o.discount.code)}</dt><dd class="price" id="order-discount">−${money(o.discountTotal)}</dd></div>` : ''}
+      ${o.shipping ? `<div><dt>Shipping (${escape(o.shipping.name)})</dt><dd class="price" id="order-shipping">${money(o.shippingTotal)}</dd></div>` : ''}
+      ${o.taxLines.map((t) => `<div><dt>${escape(t.name)} ${t.rate / 100} %${storeSettings.pricesIncludeTax ? ' (included)' : ''}</dt><dd class="price order-tax">${money(t.amount)}</dd></div>`).join('')}
       <div><dt>Total</dt><dd class="price" id="order-total">${money(o.total)}</dd></div></dl>
     ${linesTable(o.products, false, optionNames)}
     <p>It ships to ${escape(a.street)} ${escape(a.number)}${a.complement ? `, ${escape(a.complement)}` : ''}, ${escape(a.city)} ${escape(a.state)} ${escape(a.zipcode)}, ${escape(a.country)}.</p>
@@ -41,7 +43,7 @@ export async function renderOrders() {
     return `<li class="item">${productImage(l, 'thumb')}<span>${l.order.quantity} × ${escape(l.name)}${options ? ` <span class="options">${escape(options)}</span>` : ''}</span></li>`;
   };
   const rows = data.orders.map(
-    (o) => `<tr><td><a href="#/orders/${o.id}">${orderNumber(o.id)}</a></td><td>${placedAt(o)}</td>
+    (o) => `<tr><td><a href="#/orders/${o.id}">${orderNumber(o)}</a></td><td>${placedAt(o)}</td>
       <td><ul class="order-items">${o.products.map(item).join('')}</ul></td><td class="num">${money(o.total)}</td><td>${statusWords(o.status)}</td></tr>`,
   );
   view.innerHTML = `<h1>My orders</h1>${who}<table class="lines" id="orders"><thead><tr><th>Order</th><th>Placed</th><th>Items</th><th class="num">Total</th><th>Status</th></tr></thead>
