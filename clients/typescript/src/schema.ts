@@ -7531,7 +7531,7 @@ export interface operations {
         parameters: {
             query: {
                 /**
-                 * @description ISO 3166-1 alpha-2
+                 * @description ISO 3166-1 alpha-2, any case; anything else is offered only the options that ship everywhere
                  * @example US
                  */
                 country: string;
