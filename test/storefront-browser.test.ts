@@ -55,10 +55,18 @@ async function picturesLoaded(page: Page, scope: string) {
   assert.ok(sizes.length > 0 && sizes.every((width) => width > 0), `pictures in ${scope}: ${sizes}`);
 }
 
+/** Contact details and a Brazilian address; then the first shipping option, when the store ships. */
 async function fillAddress(page: Page) {
   const form = page.locator('#address');
-  for (const [name, value] of Object.entries({ street: 'Rua Augusta', number: '1508', city: 'São Paulo', state: 'SP', zipcode: '01001-000', country: 'BR' })) {
+  const fields = { email: 'ana@example.com', name: 'Ana Souza', phone: '+55 11 5555-0100', street: 'Rua Augusta', number: '1508', city: 'São Paulo', state: 'SP', zipcode: '01001-000', country: 'BR' };
+  for (const [name, value] of Object.entries(fields)) {
     await form.locator(`input[name=${name}]`).fill(value);
+  }
+  await page.locator('#shipping[data-state="ready"]').waitFor();
+  const options = page.locator('#shipping input[name=shipping]');
+  if ((await options.count()) > 0) {
+    await options.first().check();
+    await page.locator('#shipping[data-state="chosen"]').waitFor();
   }
 }
 
@@ -144,13 +152,32 @@ describe('on its own throwaway service with the demo store', { skip }, () => {
       await page.locator('#address').waitFor();
       assert.match(await page.locator('main').innerText(), /You check out as a guest/);
       await fillAddress(page);
+      // Standard shipping to Brazil (98.82 is under the 100.00 of free shipping) and 17 % ICMS on top:
+      // 9882 x 17 % = 1679.94 -> 1680, shipping 500 x 17 % = 85. The page shows what the API computed.
+      const { storefrontToken } = (await (await fetch(`${base}/config.json`)).json()) as { storefrontToken: string };
+      const cartId = JSON.parse((await page.evaluate(() => localStorage.getItem('cartId')))!) as string;
+      const apiCart = (await (await fetch(`${storefront.apiUrl}/api/v1/carts/${cartId}`, { headers: { authorization: `Bearer ${storefrontToken}` } })).json()).cart;
+      const dollars = (n: number) => `$${(n / 100).toFixed(2)}`;
+      assert.deepEqual([apiCart.price, apiCart.discountTotal, apiCart.shippingTotal, apiCart.taxTotal, apiCart.total], [10980, 1098, 500, 1765, 12147]);
+      assert.equal(await page.locator('#checkout-subtotal').innerText(), dollars(apiCart.price));
+      assert.equal(await page.locator('#checkout-discount').innerText(), `−${dollars(apiCart.discountTotal)}`);
+      assert.equal(await page.locator('#checkout-shipping').innerText(), dollars(apiCart.shippingTotal));
+      assert.equal(await page.locator('#checkout-tax').innerText(), dollars(apiCart.taxTotal));
+      assert.equal(await page.locator('#checkout-total').innerText(), '$121.47');
       await shot(page, '4-checkout');
       await page.locator('#address').getByRole('button', { name: 'Place order' }).click();
       await page.locator('#confirmation').waitFor({ timeout: 30_000 });
-      assert.match(await page.locator('#order-number').innerText(), /^#[0-9A-F]{8}$/);
+      const orderId = await page.evaluate(() => location.hash.replace('#/orders/', ''));
+      const buyer = JSON.parse((await page.evaluate(() => localStorage.getItem('customer')))!) as { customerId: string; secret: string };
+      const apiOrder = (await (await fetch(`${storefront.apiUrl}/api/v1/${buyer.customerId}/orders/${orderId}`, { headers: { authorization: `Bearer ${buyer.secret}` } })).json()).order;
+      assert.equal(await page.locator('#order-number').innerText(), `#${apiOrder.number}`);
+      assert.equal(apiOrder.email, 'ana@example.com');
+      assert.equal(apiOrder.address.name, 'Ana Souza');
       assert.equal(await page.locator('#order-status').innerText(), 'Received: we are preparing it');
       assert.equal(await page.locator('#order-discount').innerText(), '−$10.98');
-      assert.equal(await page.locator('#order-total').innerText(), '$98.82', 'the order keeps the discount');
+      assert.equal(await page.locator('#order-shipping').innerText(), dollars(apiOrder.shippingTotal));
+      assert.equal(apiOrder.total, 12147);
+      assert.equal(await page.locator('#order-total').innerText(), '$121.47', 'the order keeps the discount, shipping and tax');
       assert.match(await page.locator('#confirmation table').innerText(), /Oxford shirt\s+\$54.90\s+2\s+\$109.80/);
       assert.doesNotMatch(await page.locator('#confirmation').innerText(), /CREATED|[0-9a-f]{8}-[0-9a-f]{4}-/, 'no raw status or UUID');
       await shot(page, '5-confirmation');
