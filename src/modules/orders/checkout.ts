@@ -108,7 +108,7 @@ export async function placeOrders(tx: Executor, store: string, jobs: Array<Round
       const row = { id, store, customerId: request.customerId, addressId: address.id, status: 'CREATED' as const, ...sum, ...kept, createdAt: now, updatedAt: null, deletedAt: null };
       orders.push({ id, customerId: row.customerId, addressId: row.addressId, cartId: request.cartId, price: sum.price, originalPrice: sum.originalPrice, ...kept, createdAt: now });
       lines.push(...snapshots);
-      const view = orderView(row, snapshots, address);
+      const view = orderView(row, snapshots, address, []);
       placed.push({ view, job });
       return { ok: true, value: { order: view } };
     } catch (error) {
