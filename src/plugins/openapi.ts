@@ -33,6 +33,7 @@ export default fp(
           { name: 'catalog', description: 'Products and collections (storefront)' },
           { name: 'carts', description: 'Carts (storefront)' },
           { name: 'orders', description: 'Orders (storefront)' },
+          { name: 'payments', description: "Paying orders, and Stripe's webhooks" },
           { name: 'addresses', description: 'Customer addresses (storefront)' },
           { name: 'customers', description: 'Customer credentials: customer tokens and guest sessions' },
           { name: 'admin', description: 'Store administration' },
