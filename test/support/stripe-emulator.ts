@@ -29,6 +29,7 @@ export class StripeEmulator {
   readonly keys = new Set<string>();
   private readonly answered = new Map<string, { status: number; body: unknown }>();
   private readonly faults: Array<{ path: RegExp; fault: Fault }> = [];
+  private readonly intercepts: Array<{ path: RegExp; action: () => void }> = [];
   private server: Server | undefined;
   private hung: ServerResponse[] = [];
   url = '';
@@ -49,6 +50,14 @@ export class StripeEmulator {
   /** The next call whose path matches fails this way (once). */
   failNext(path: RegExp, fault: Fault): void {
     this.faults.push({ path, fault });
+  }
+
+  /**
+   * The next call whose path matches is done at Stripe (recorded, its idempotency key kept), then
+   * `action` runs (a test kills the service here) and no answer is sent.
+   */
+  afterNext(path: RegExp, action: () => void): void {
+    this.intercepts.push({ path, action });
   }
 
   /** The shopper pays with Stripe.js: the intent succeeds (or is authorized, or declined) at Stripe. */
@@ -143,6 +152,12 @@ export class StripeEmulator {
     if (remembered) return send(res, remembered.status, remembered.body);
     const [status, body] = this.answer(req.method ?? 'GET', url.pathname, params);
     if (typeof idempotencyKey === 'string' && req.method === 'POST') this.answered.set(`${key}:${idempotencyKey}`, { status, body });
+    const interceptAt = this.intercepts.findIndex((i) => i.path.test(call));
+    if (interceptAt >= 0) {
+      this.intercepts.splice(interceptAt, 1)[0]!.action();
+      this.hung.push(res);
+      return;
+    }
     send(res, status, body);
   }
 
