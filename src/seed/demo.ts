@@ -10,6 +10,7 @@ import type { Database } from '../db/client.js';
 import * as catalog from '../modules/catalog/admin-service.js';
 import { createDiscount } from '../modules/discounts/index.js';
 import { withRecordedEvents } from '../modules/events/index.js';
+import { enableManualProvider } from '../modules/payments/index.js';
 import { countStores, createStore, type CreatedStore } from '../modules/stores/index.js';
 
 const COLLECTIONS = [
@@ -111,5 +112,11 @@ export async function seedDemoStore(db: Database): Promise<CreatedStore | undefi
     });
   }
   await db.transaction((tx) => createDiscount(tx, store, { code: 'WELCOME10', type: 'percentage', value: 10 }));
+  await enableDemoPayments(db, store);
   return created;
+}
+
+/** The demo store takes money the simplest way: the manual provider, paid on delivery. */
+async function enableDemoPayments(db: Database, store: string): Promise<void> {
+  await enableManualProvider(db, store, 'Pay on delivery');
 }

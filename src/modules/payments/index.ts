@@ -2,6 +2,6 @@
 export { OrderPayment, PaymentStatus, Payment, PublicPaymentProvider } from './schemas.js';
 export type { OrderPaymentView, PublicPaymentProviderView } from './schemas.js';
 export { orderPaymentView } from './views.js';
-export { closeOrderPayments, paymentsOfOrders, publicPaymentProviders, recordManualPayment } from './service.js';
+export { closeOrderPayments, enableManualProvider, paymentsOfOrders, publicPaymentProviders, recordManualPayment } from './service.js';
 export type { PaymentRow } from './repository.js';
 export { PaymentsRuntime } from './runtime.js';

@@ -52,3 +52,8 @@ export async function closeOrderPayments(tx: Executor, store: string, orderId: s
 export async function publicPaymentProviders(db: Executor, store: string) {
   return (await repo.listProviders(db, store)).filter((p) => p.enabled).map(publicProviderView);
 }
+
+/** Enables the manual provider with these instructions (the demo seed; the admin API does the same). */
+export async function enableManualProvider(db: Executor, store: string, instructions: string) {
+  return repo.saveProvider(db, { store, name: 'manual', instructions, captureMethod: 'automatic' });
+}
