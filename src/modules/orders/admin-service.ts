@@ -79,12 +79,11 @@ export async function orderCurrency(db: Executor, store: string, _orderId: strin
 /** The order, locked for a payment's decision (the order row first, as every change of it does). */
 export const lockOrder = (tx: Executor, store: string, id: string) => repo.findOrder(tx, store, id, { lock: true });
 
-/** CREATED -> PAID when its payments came to cover it; records `order.paid`. False when it was not CREATED. */
-export async function markOrderPaid(tx: Executor, record: Recorder, store: string, id: string): Promise<boolean> {
-  if (!(await repo.transitionOrder(tx, store, id, 'CREATED', 'PAID'))) return false;
-  record('order.paid', { order: await renderOrder(tx, store, id) });
-  return true;
-}
+/**
+ * CREATED -> PAID when its payments came to cover it (guarded by the status it expects). False when
+ * it was not CREATED. The caller records `order.paid` with the order as its transaction leaves it.
+ */
+export const markOrderPaid = (tx: Executor, store: string, id: string): Promise<boolean> => repo.transitionOrder(tx, store, id, 'CREATED', 'PAID');
 
 /**
  * Cancels an order left unpaid past its store's timeout, when it still is: CREATED, with no

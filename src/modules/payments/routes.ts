@@ -99,7 +99,8 @@ const paymentRoutes: FastifyPluginAsyncTypebox = async (app) => {
       perform: async ({ params, body, headers }) => {
         const store = params.store;
         const signature = headers['stripe-signature'];
-        const secret = await app.payments.webhookSecretOf(store).catch(() => undefined);
+        // A database that does not answer is 503 (Stripe retries); only a store without Stripe is 400.
+        const secret = await app.payments.webhookSecretOf(store);
         if (!secret || typeof signature !== 'string' || !Buffer.isBuffer(body)) throw new AppError('VALIDATION_FAILED', 'the webhook could not be verified');
         let event: Stripe.Event;
         try {

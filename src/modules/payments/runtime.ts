@@ -68,7 +68,14 @@ export class PaymentsRuntime {
   /** The store's webhook secret, or undefined when Stripe is not set up. */
   async webhookSecretOf(store: string): Promise<string | undefined> {
     const provider = await repo.findProvider(this.db, store, 'stripe');
-    return provider?.enabled && provider.webhookSecretEncrypted ? this.secrets.decrypt(provider.webhookSecretEncrypted) : undefined;
+    if (!provider?.enabled || !provider.webhookSecretEncrypted) return undefined;
+    try {
+      return this.secrets.decrypt(provider.webhookSecretEncrypted);
+    } catch {
+      // Saved with another SECRETS_KEY: this store's webhooks cannot be verified until it is saved again.
+      this.log.error({ store }, "the store's Stripe webhook secret cannot be decrypted with SECRETS_KEY; save the provider again");
+      return undefined;
+    }
   }
 
   private transaction<T>(store: string, work: (tx: Executor, record: Recorder) => Promise<T>): Promise<T> {
@@ -176,11 +183,11 @@ export class PaymentsRuntime {
       const unwanted = takesMoney && (order.status === 'CANCELLED' || (!counted && (order.status !== 'CREATED' || coveredWithout)));
       const dueAction = unwanted ? (next.status === 'succeeded' ? 'refund' : 'void') : payment.dueAction === 'void' && next.status === 'cancelled' ? null : payment.dueAction;
       const updated = (await repo.updatePayment(tx, store, payment.id, { status: next.status, capturedAmount: Math.min(next.captured, Number(payment.amount)), dueAction }))!;
-      if (order.status === 'CREATED' && takesMoney && !unwanted) {
-        const all = [...others, updated];
-        if (coversOrder(paymentTotals(orderTotalOf(order), all.map(paymentAmounts)).paymentStatus)) await markOrderPaid(tx, record, store, order.id);
-      }
+      const covered = order.status === 'CREATED' && takesMoney && !unwanted && coversOrder(paymentTotals(orderTotalOf(order), [...others, updated].map(paymentAmounts)).paymentStatus);
+      const paid = covered && (await markOrderPaid(tx, store, order.id));
+      // One rendering of the order as this transaction leaves it, for every event it records.
       const view = { payment: orderPaymentView(updated), order: await renderOrder(tx, store, order.id) };
+      if (paid) record('order.paid', { order: view.order });
       if (next.status === 'succeeded') record('payment.succeeded', view);
       if (next.status === 'failed') record('payment.failed', view);
       return dueAction ? payment.id : null;
