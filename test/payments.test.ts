@@ -16,6 +16,9 @@ import { logBuffer } from './support/log-buffer.js';
 import { eventsOf, getOrder, orderToPay, pay, SECRETS_KEY, stripeStore, sync, webhookTo } from './support/payments.js';
 import { StripeEmulator } from './support/stripe-emulator.js';
 import { Secrets } from '../src/modules/payments/secrets.js';
+import { openDatabase } from '../src/db/client.js';
+import { TEST_DATABASE_URL, TEST_PREPARED_STATEMENTS } from './support/database.js';
+import { startTcpProxy } from './support/tcp-proxy.js';
 
 const emulator = await new StripeEmulator().start();
 after(() => emulator.stop());
@@ -157,7 +160,10 @@ test('stripe: a refusal or an unreachable Stripe is 502 and leaves nothing pendi
   const r = await pay(t, s, customer, order.id, 'stripe');
   assert.equal(r.status, 201, r.text);
   assert.equal(emulator.intents.size, before + 1, 'the retry after the timeout got the same intent');
+  // Saved again through the app that logs (a request with the secrets in its body), then read back.
+  assert.equal((await logged.request('PUT', '/api/v1/admin/payment-providers/stripe', { token: s.admin, body: { secretKey: s.secretKey, publishableKey: 'pk_test_123456789', webhookSecret: s.webhookSecret } })).status, 200);
   const text = logs.text();
+  assert.ok(text.includes('payment-providers/stripe'), 'the request was logged');
   for (const secret of [s.secretKey, s.webhookSecret]) assert.ok(!text.includes(secret), 'no secret in the logs');
   assert.ok(!JSON.stringify(await eventsOf(t, s, ['payment.created', 'order.paid'])).includes(s.secretKey));
 });
@@ -226,4 +232,32 @@ test('a declined card is payment.failed; the shopper pays again with a new inten
   assert.equal(o.status, 'PAID');
   assert.deepEqual(o.payments.map((p: { status: string }) => p.status).sort(), ['failed', 'succeeded']);
   assert.equal((await eventsOf(t, s, ['payment.failed'])).length, 1);
+});
+
+test('a Stripe webhook while the database does not answer is 503 (Stripe retries), and applies once it is back', { skip: !TEST_DATABASE_URL && 'needs TEST_DATABASE_URL (a PostgreSQL server behind a proxy the test cuts)' }, async () => {
+  const s = await stripeStore(t, emulator);
+  const { customer, order } = await orderToPay(t, s);
+  const payment = (await pay(t, s, customer, order.id, 'stripe')).json.payment;
+  const intentId = [...emulator.intents.values()].find((i) => i.metadata.paymentId === payment.id)!.id;
+  const target = new URL(TEST_DATABASE_URL!);
+  const proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) });
+  after(() => proxy.close());
+  const viaProxy = new URL(TEST_DATABASE_URL!);
+  viaProxy.hostname = '127.0.0.1';
+  viaProxy.port = String(proxy.port);
+  const database = await openDatabase({ url: viaProxy.toString(), poolSize: 2, connectTimeoutMs: 1000, statementTimeoutMs: 5000, preparedStatements: TEST_PREPARED_STATEMENTS });
+  after(() => database.close());
+  const cut = await startAppOn(database, { SECRETS_KEY, STRIPE_API_URL: emulator.url });
+  const delivery = emulator.sign(emulator.event('payment_intent.succeeded', emulator.pay(intentId)), s.webhookSecret);
+  await proxy.cut();
+  const down = await cut.request('POST', `/api/v1/payment-webhooks/stripe/${s.slug}`, { rawBody: delivery.body, headers: delivery.headers });
+  assertProblem(down, 503, 'SERVICE_UNAVAILABLE');
+  await proxy.restore();
+  let status = 0;
+  for (let i = 0; i < 100 && status !== 200; i++) {
+    status = (await cut.request('POST', `/api/v1/payment-webhooks/stripe/${s.slug}`, { rawBody: delivery.body, headers: delivery.headers })).status;
+    if (status !== 200) await new Promise((r) => setTimeout(r, 100));
+  }
+  assert.equal(status, 200);
+  assert.equal((await getOrder(t, s, order.id)).status, 'PAID');
 });
