@@ -162,7 +162,7 @@ export class PaymentsRuntime {
    * the move must be in PAYMENT_MOVES. A payment that succeeds (or is authorized) for an order that
    * is cancelled or already covered is owed back, and settled right after the commit.
    */
-  async applyIntent(store: string, intent: Intent, eventId: string | null, failedEvent = false): Promise<void> {
+  async applyIntent(store: string, intent: Intent, eventId: string | null, failedEvent = false, settleOwed = true): Promise<void> {
     const owed = await this.transaction(store, async (tx, record) => {
       if (eventId && !(await repo.recordWebhookEvent(tx, store, eventId))) return null;
       const metadata = intent.metadata ?? {};
@@ -192,7 +192,7 @@ export class PaymentsRuntime {
       if (next.status === 'failed') record('payment.failed', view);
       return dueAction ? payment.id : null;
     });
-    if (owed) await this.settle(store, owed);
+    if (owed && settleOwed) await this.settle(store, owed);
   }
 
   /** Applies `charge.refunded`: the refunded amount only grows. */
@@ -245,7 +245,11 @@ export class PaymentsRuntime {
       if (!(error instanceof ProviderRefusal)) throw error;
       intent = await stripe.retrieveIntent(payment.intentId);
     }
-    await this.applyIntent(store, intent, null);
+    // Applied without settling again: a void that Stripe keeps refusing waits for the next job run
+    // instead of looping; one that found the money taken is refunded here, once.
+    await this.applyIntent(store, intent, null, false, false);
+    const after = await repo.findPayment(this.db, store, paymentId);
+    if (after?.dueAction === 'refund') await this.settle(store, paymentId);
   }
 
   /** Settles what a cancelled order's payments are owed (after the cancel's commit). */
