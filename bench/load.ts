@@ -13,6 +13,8 @@ export interface LoadPlan {
   token: string;
   paths: string[];
   bodies?: string[];
+  /** Headers of each body (a webhook's signature), taken with it. */
+  bodyHeaders?: Array<Record<string, string>>;
   sequential?: boolean;
   connections: number;
   warmupSeconds: number;
@@ -50,7 +52,11 @@ async function run(plan: LoadPlan, seconds: number, amount?: number): Promise<au
         setupRequest: (request) => {
           const n = turn++;
           request.path = pick(plan.paths, n, plan.sequential);
-          if (plan.bodies) request.body = pick(plan.bodies, n, plan.sequential);
+          if (plan.bodies) {
+            const i = plan.sequential ? n % plan.bodies.length : Math.floor(Math.random() * plan.bodies.length);
+            request.body = plan.bodies[i]!;
+            if (plan.bodyHeaders) request.headers = { ...headers, ...plan.bodyHeaders[i] };
+          }
           return request;
         },
       },

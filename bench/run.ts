@@ -26,6 +26,7 @@ import type { SqlPlan } from './ceiling-sql.js';
 import type { OrderCeilingPlan } from './ceiling-orders.js';
 import { seedBench, type BenchFixture } from './seed.js';
 import { measureDrain, startBenchReceiver, subscribe, type DrainResult } from './webhooks.js';
+import { BENCH_SECRETS_KEY, enableBenchStripe, paidCounts, pendingPaymentDeliveries } from './payments.js';
 import { holdCarts, prepareActiveHolds, prepareHoldCarts, selloutWithHolds, type HeldSelloutResult } from './holds.js';
 
 const ROOT = new URL('../', import.meta.url).pathname;
@@ -350,14 +351,59 @@ async function limitedCode(base: string, fixture: BenchFixture, discountId: stri
   return { orders, refused, other, usageCount, rps: result.rps, p99: result.p99, passed: orders === 2000 && refused === 4000 && other === 0 && usageCount === 2000 };
 }
 
-async function benchSize(products: number): Promise<{ rows: Row[]; peakRss: number; sellout: SelloutResult | null; heldSellout: HeldSelloutResult | null; limitedCode: LimitedCodeResult | null; ceilings: Partial<Record<OrderCeilingPlan['shape'], LoadResult>>; drain: DrainResult | null; replicaReads: Record<string, number> | null }> {
+interface StormResult {
+  orders: number;
+  deliveries: number;
+  paid: number;
+  paidEvents: number;
+  other: number;
+  rps: number;
+  p99: number;
+  passed: boolean;
+}
+
+/**
+ * `payment-webhook`: signed deliveries for distinct orders; a duplicate storm (1,000 orders, each
+ * event 10 times) that must leave exactly one order.paid per order, or the run fails; order-spread
+ * just before, then while deliveries stream (the two compared with each other).
+ */
+async function paymentWebhooks(base: string, fixture: BenchFixture, products: number, rows: Row[]): Promise<StormResult> {
+  await enableBenchStripe(base, fixture);
+  const load = (plan: Pick<LoadPlan, 'paths' | 'bodies' | 'bodyHeaders' | 'sequential' | 'amount'>, token: string, seconds = SECONDS, warmup = 0) =>
+    runJson<LoadResult>('bench/load.ts', { url: base, method: 'POST', token, connections: CONNECTIONS, warmupSeconds: warmup, seconds, ...plan } satisfies LoadPlan);
+  console.error('   payment-webhook');
+  const distinct = await pendingPaymentDeliveries(DATABASE_URL, fixture, 30000);
+  rows.push({ workload: 'payment-webhook', products, ...(await load({ ...distinct, bodyHeaders: distinct.headers, sequential: true }, 'none')), ceiling: null, ratio: null });
+  console.error('   payment-webhook storm');
+  const storm = await pendingPaymentDeliveries(DATABASE_URL, fixture, 1000, 10);
+  const stormRun = await load({ ...storm, bodyHeaders: storm.headers, sequential: true, amount: storm.bodies.length }, 'none', 0);
+  const counts = await paidCounts(DATABASE_URL, fixture.store, storm.orderIds);
+  const other = stormRun.requests - (stormRun.statusCodes['200'] ?? 0);
+  console.error('   order-spread, then with payment webhooks streaming');
+  const spread = spreadOrders(fixture);
+  const alone = await load(spread, fixture.customer, SECONDS, WARMUP);
+  rows.push({ workload: 'order-spread, before payment webhooks', products, ...alone, ceiling: null, ratio: null });
+  const stream = await pendingPaymentDeliveries(DATABASE_URL, fixture, 30000);
+  const [withHooks, hooks] = await Promise.all([
+    load(spread, fixture.customer, SECONDS, WARMUP),
+    load({ ...stream, bodyHeaders: stream.headers, sequential: true }, 'none', SECONDS + WARMUP),
+  ]);
+  rows.push({ workload: 'order-spread+payment-webhooks', products, ...withHooks, ceiling: alone, ratio: null });
+  rows.push({ workload: 'payment-webhook (with orders)', products, ...hooks, ceiling: null, ratio: null });
+  return {
+    orders: storm.orderIds.length, deliveries: storm.bodies.length, ...counts, other, rps: stormRun.rps, p99: stormRun.p99,
+    passed: counts.paid === 1000 && counts.paidEvents === 1000 && counts.ordersWithOneEvent === 1000 && other === 0,
+  };
+}
+
+async function benchSize(products: number): Promise<{ rows: Row[]; peakRss: number; sellout: SelloutResult | null; heldSellout: HeldSelloutResult | null; limitedCode: LimitedCodeResult | null; storm: StormResult | null; ceilings: Partial<Record<OrderCeilingPlan['shape'], LoadResult>>; drain: DrainResult | null; replicaReads: Record<string, number> | null }> {
   console.error(`\n== ${products} products: seeding`);
   const { fixture, env, cleanup } = await prepareDatabase(products);
   const port = Number(values.port);
   const base = `http://127.0.0.1:${port}`;
   const serverEnv = {
     ...env, PORT: String(port), HOST: '127.0.0.1', WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', SEED_DEMO: 'false', LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE: '0', CLIENT_RATE_LIMIT_PER_MINUTE: '0',
-    ORDER_RATE_LIMIT_PER_MINUTE: '0', MAINTENANCE_INTERVAL_SECONDS: '0', DB_POOL_SIZE: String(POOL), ...(CACHE_OFF ? { CATALOG_CACHE_ENTRIES: '0' } : {}),
+    ORDER_RATE_LIMIT_PER_MINUTE: '0', MAINTENANCE_INTERVAL_SECONDS: '0', PAYMENT_JOB_INTERVAL_SECONDS: '0', SECRETS_KEY: BENCH_SECRETS_KEY, DB_POOL_SIZE: String(POOL), ...(CACHE_OFF ? { CATALOG_CACHE_ENTRIES: '0' } : {}),
   };
   const server = await startProcess(SERVE_ARGS, serverEnv, async () => (await fetch(`${base}/api/ready`)).ok);
   const rows: Row[] = [];
@@ -382,6 +428,8 @@ async function benchSize(products: number): Promise<{ rows: Row[]; peakRss: numb
   const limited = values.only && !values.only.split(',').includes('order-limited-code') ? null : await limitedCode(base, fixture, limitedDiscountId);
   if (soldOut) console.error('   sellout with holds');
   const heldSellout = soldOut ? await selloutWithHolds(base, fixture) : null;
+  const runPayments = !values.embedded && (!values.only || values.only.split(',').includes('payment-webhook'));
+  const storm = runPayments ? await paymentWebhooks(base, fixture, products, rows) : null;
   // The same order workload twice more, just before and with one endpoint subscribed to
   // order.created (its worker runs in the server, as deployed): the two runs are compared with each
   // other, not with the first order-spread run, which ran on a smaller database. Then a backlog of
@@ -460,7 +508,7 @@ async function benchSize(products: number): Promise<{ rows: Row[]; peakRss: numb
     if (row.pathCeiling) row.pathRatio = ratio(row, row.pathCeiling);
   }
   cleanup();
-  return { rows, peakRss, sellout: soldOut, heldSellout, limitedCode: limited, ceilings, drain, replicaReads };
+  return { rows, peakRss, sellout: soldOut, heldSellout, limitedCode: limited, storm, ceilings, drain, replicaReads };
 }
 
 /**
@@ -548,6 +596,14 @@ for (const run of runs) {
     const b = run.rows.find((r) => r.workload === plain);
     if (a && b) lines.push(`Holds at ${run.products} products: ${held} ${a.rps} req/s with 1,000 active holds, ${b.rps} just before without (${ratio(a, b)}).`);
   }
+  if (run.storm) {
+    const p = run.storm;
+    lines.push(`Payment webhook storm at ${run.products} products (${p.orders} orders, each event ${p.deliveries / p.orders} times, ${CONNECTIONS} connections): ` +
+      `${p.paid} PAID, ${p.paidEvents} order.paid events, ${p.other} answers not 200, ${p.rps} req/s, p99 ${p.p99} ms: ${p.passed ? 'pass' : 'FAIL'}.`);
+    const before = run.rows.find((r) => r.workload === 'order-spread, before payment webhooks');
+    const during = run.rows.find((r) => r.workload === 'order-spread+payment-webhooks');
+    if (before && during) lines.push(`Orders while payment webhooks stream at ${run.products} products: ${during.rps} req/s vs ${before.rps} just before: ${ratio(during, before)} (target >= 0.8).`);
+  }
   if (run.replicaReads) {
     lines.push(`Replica runs at ${run.products} products: the ratio is to the same workload on the primary alone; catalog reads by outcome: ${JSON.stringify(run.replicaReads)}.`);
   }
@@ -582,6 +638,10 @@ if (runs.some((r) => r.limitedCode && !r.limitedCode.passed)) {
 }
 if (runs.some((r) => r.heldSellout && !r.heldSellout.passed)) {
   console.error('the sellout with holds failed: held + ordered did not add up to the stock');
+  process.exitCode = 1;
+}
+if (runs.some((r) => r.storm && !r.storm.passed)) {
+  console.error('the payment webhook storm failed: an order was not PAID exactly once');
   process.exitCode = 1;
 }
 if (runs.some((r) => r.sellout && !r.sellout.passed)) {

@@ -44,6 +44,8 @@ import { JWKS_FETCH_TIMEOUT_MS } from './modules/customers/service.js';
 import replicaReads from './plugins/replica-reads.js';
 import imageRoutes from './modules/images/routes.js';
 import { purgeDeadCustomerTokens } from './modules/stores/index.js';
+import { PaymentsRuntime } from './modules/payments/index.js';
+import paymentRoutes from './modules/payments/routes.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -150,12 +152,15 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(replicaReads);
   await app.register(openapi);
   await app.register(commands);
+  const payments = new PaymentsRuntime(options.database.db, options.config, app.log);
+  app.decorate('payments', payments);
   await app.register(jobs, {
     jobs: [
       { name: 'cart-expiry', intervalSeconds: options.config.maintenanceIntervalSeconds, run: () => expireCarts(options.database.db) },
       { name: 'idempotency-purge', intervalSeconds: options.config.maintenanceIntervalSeconds, run: () => purgeExpiredKeys(options.database.db) },
       { name: 'customer-token-purge', intervalSeconds: options.config.maintenanceIntervalSeconds, run: () => purgeDeadCustomerTokens(options.database.db) },
       { name: 'event-purge', intervalSeconds: options.config.maintenanceIntervalSeconds, run: () => purgeOldEvents(options.database.db, options.config.eventRetentionDays) },
+      { name: 'payments', intervalSeconds: options.config.paymentJobIntervalSeconds, run: () => payments.runMaintenance() },
     ],
   });
 
@@ -206,5 +211,6 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(customerAuthAdminRoutes, { prefix: '/api' });
   await app.register(eventRoutes, { prefix: '/api' });
   await app.register(webhookRoutes, { prefix: '/api' });
+  await app.register(paymentRoutes, { prefix: '/api' });
   return app;
 }

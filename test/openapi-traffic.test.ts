@@ -3,7 +3,7 @@
  * error paths (validation, auth, not found, conflicts, 304, 413, 415, 429, idempotent replays),
  * and every answer is checked against GET /api/openapi.json by ajv (test/support/openapi-validator.ts).
  */
-import { test } from 'node:test';
+import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { sql } from 'drizzle-orm';
@@ -11,6 +11,8 @@ import { ROOT_TOKEN, startAppOn, startTestApp, uniqueSlug, type RequestOptions, 
 import { createStore } from './support/factories.js';
 import { ADDRESS } from './support/shop.js';
 import { OpenApiValidator } from './support/openapi-validator.js';
+import { SECRETS_KEY } from './support/payments.js';
+import { StripeEmulator } from './support/stripe-emulator.js';
 
 const t = await startTestApp();
 const document = (await t.request('GET', '/api/openapi.json')).json;
@@ -221,6 +223,38 @@ test('every operation answers as the document says, on happy and error paths', a
   await call(t, 'GET', `/api/v1/admin/orders/${unknown}`, { token: s.admin });
   await call(t, 'PATCH', `/api/v1/admin/orders/${order.id}`, { token: s.admin, body: { status: 'FULFILLED' } });
   await call(t, 'PATCH', `/api/v1/admin/orders/${order.id}`, { token: s.admin, body: { status: 'PAID' } });
+
+  // Payments: the manual provider, and Stripe against the emulator (a second app with those settings).
+  const emulator = await new StripeEmulator().start();
+  after(() => emulator.stop());
+  const pays = await startAppOn(t.database, { SECRETS_KEY, STRIPE_API_URL: emulator.url });
+  await call(pays, 'GET', '/api/v1/admin/payment-providers', { token: s.admin });
+  await call(pays, 'GET', '/api/v1/admin/payment-providers', { token: s.storefront });
+  await call(pays, 'PUT', '/api/v1/admin/payment-providers/manual', { token: s.admin, body: { instructions: 'Pay on delivery' } });
+  await call(pays, 'PUT', '/api/v1/admin/payment-providers/manual', { token: s.admin, body: { color: 'red' } });
+  const stripeKeys = { secretKey: 'sk_test_traffic000', publishableKey: 'pk_test_traffic0', webhookSecret: 'whsec_traffic000' };
+  emulator.keys.add(stripeKeys.secretKey);
+  await call(pays, 'PUT', '/api/v1/admin/payment-providers/stripe', { token: s.admin, body: stripeKeys });
+  await call(pays, 'PUT', '/api/v1/admin/payment-providers/stripe', { token: s.admin, body: { secretKey: stripeKeys.secretKey } });
+  const payable = (await call(t, 'POST', '/api/v1/admin/products', { token: s.admin, body: productBody('payable', 10) })).json.product;
+  const newOrder = async () => (await call(pays, 'POST', ordersUrl, { token: customerToken, body: { address: address.id, products: [{ id: payable.id, quantity: 1 }] } })).json.order;
+  const toPay = await newOrder();
+  const paymentsUrl = `${ordersUrl}/${toPay.id}/payments`;
+  await call(pays, 'POST', paymentsUrl, { token: customerToken, body: { provider: 'manual' } });
+  await call(pays, 'POST', paymentsUrl, { token: customerToken, body: { provider: 'manual' } });
+  const stripePayment = (await call(pays, 'POST', paymentsUrl, { token: customerToken, body: { provider: 'stripe' } })).json.payment;
+  await call(pays, 'POST', paymentsUrl, { token: customerToken, body: { provider: 'cash' } });
+  await call(pays, 'POST', `${ordersUrl}/${order.id}/payments`, { token: customerToken, body: { provider: 'stripe' } });
+  emulator.failNext(/^POST \/v1\/payment_intents$/, 'card_declined');
+  await call(pays, 'POST', `${ordersUrl}/${(await newOrder()).id}/payments`, { token: customerToken, body: { provider: 'stripe' } });
+  await call(pays, 'POST', `${paymentsUrl}/${stripePayment.id}/sync`, { token: customerToken });
+  await call(pays, 'POST', `${paymentsUrl}/${unknown}/sync`, { token: customerToken });
+  const intent = [...emulator.intents.values()].find((i) => i.metadata.paymentId === stripePayment.id)!;
+  const delivery = emulator.sign(emulator.event('payment_intent.succeeded', emulator.pay(intent.id)), stripeKeys.webhookSecret);
+  await call(pays, 'POST', `/api/v1/payment-webhooks/stripe/${s.slug}`, { rawBody: delivery.body, headers: delivery.headers });
+  await call(pays, 'POST', `/api/v1/payment-webhooks/stripe/${s.slug}`, { rawBody: delivery.body, headers: { 'content-type': 'application/json' } });
+  await call(pays, 'DELETE', '/api/v1/admin/payment-providers/manual', { token: s.admin });
+  await call(pays, 'DELETE', '/api/v1/admin/payment-providers/stripe', { token: s.storefront });
 
   // Signing out.
   await call(t, 'DELETE', '/api/v1/customer-tokens/current', { token: s.server });

@@ -181,6 +181,10 @@ describe('on its own throwaway service with the demo store', { skip }, () => {
       assert.match(await page.locator('#confirmation table').innerText(), /Oxford shirt\s+\$54.90\s+2\s+\$109.80/);
       assert.doesNotMatch(await page.locator('#confirmation').innerText(), /CREATED|[0-9a-f]{8}-[0-9a-f]{4}-/, 'no raw status or UUID');
       await shot(page, '5-confirmation');
+      // The demo store takes money on delivery: choosing it shows the shop's instructions.
+      await page.locator('#pay-manual').click();
+      await page.locator('#payment-instructions').waitFor();
+      assert.equal(await page.locator('#payment-instructions').innerText(), 'Pay on delivery');
 
       await page.getByRole('link', { name: 'All my orders' }).click();
       await page.locator('#orders').waitFor();

@@ -512,3 +512,74 @@ export const idempotencyKeys = pgTable(
     index('idempotency_keys_store_expires_at_idx').on(t.store, t.expiresAt),
   ],
 );
+
+/**
+ * A store's payment providers. Secrets (`stripe`'s secret key and webhook secret) are stored only
+ * encrypted (AES-256-GCM with SECRETS_KEY, see modules/payments/secrets.ts) and never answered.
+ */
+export const paymentProviders = pgTable(
+  'payment_providers',
+  {
+    store: store(),
+    name: text('name', { enum: ['manual', 'stripe'] }).notNull(),
+    enabled: boolean('enabled').notNull().default(true),
+    captureMethod: text('capture_method', { enum: ['automatic', 'manual'] }).notNull().default('automatic'),
+    instructions: text('instructions'),
+    publishableKey: text('publishable_key'),
+    secretKeyLast4: text('secret_key_last4'),
+    secretKeyEncrypted: text('secret_key_encrypted'),
+    webhookSecretEncrypted: text('webhook_secret_encrypted'),
+    createdAt: createdAt(),
+    updatedAt: ts('updated_at'),
+  },
+  (t) => [
+    primaryKey({ columns: [t.store, t.name] }),
+    check('payment_providers_name_check', sql`${t.name} in ('manual', 'stripe')`),
+    check('payment_providers_capture_check', sql`${t.captureMethod} in ('automatic', 'manual')`),
+  ],
+);
+
+/**
+ * A payment of an order. `dueAction` is a provider call the service still owes (a refund or a
+ * void decided in a transaction, made after its commit): settled once, by its idempotency key.
+ */
+export const payments = pgTable(
+  'payments',
+  {
+    store: store(),
+    id: id(),
+    orderId: uuid('order_id').notNull(),
+    provider: text('provider', { enum: ['manual', 'stripe'] }).notNull(),
+    status: text('status', { enum: ['pending', 'authorized', 'succeeded', 'failed', 'cancelled'] }).notNull().default('pending'),
+    amount: bigint('amount', { mode: 'number' }).notNull(),
+    currency: text('currency').notNull(),
+    capturedAmount: bigint('captured_amount', { mode: 'number' }).notNull().default(0),
+    refundedAmount: bigint('refunded_amount', { mode: 'number' }).notNull().default(0),
+    intentId: text('intent_id'),
+    clientSecret: text('client_secret'),
+    instructions: text('instructions'),
+    dueAction: text('due_action', { enum: ['refund', 'void'] }),
+    createdAt: createdAt(),
+    updatedAt: ts('updated_at'),
+  },
+  (t) => [
+    primaryKey({ columns: [t.store, t.id] }),
+    foreignKey({ columns: [t.store, t.orderId], foreignColumns: [orders.store, orders.id] }),
+    index('payments_store_order_idx').on(t.store, t.orderId),
+    uniqueIndex('payments_store_intent_key').on(t.store, t.intentId).where(sql`${t.intentId} is not null`),
+    index('payments_store_open_idx').on(t.store, t.createdAt).where(sql`${t.status} = 'pending' or ${t.dueAction} is not null`),
+    check('payments_status_check', sql`${t.status} in ('pending', 'authorized', 'succeeded', 'failed', 'cancelled')`),
+    check('payments_amounts_check', sql`${t.refundedAmount} >= 0 and ${t.refundedAmount} <= ${t.capturedAmount} and ${t.capturedAmount} <= ${t.amount}`),
+  ],
+);
+
+/** Stripe event ids already applied, per store: a repeated delivery changes nothing. */
+export const paymentWebhookEvents = pgTable(
+  'payment_webhook_events',
+  {
+    store: store(),
+    eventId: text('event_id').notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [primaryKey({ columns: [t.store, t.eventId] })],
+);

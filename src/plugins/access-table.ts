@@ -54,6 +54,10 @@ export const ROUTE_ACCESS: Readonly<Record<string, Access>> = {
   'POST /api/v1/:customer/orders': customerData,
   'GET /api/v1/:customer/orders': customerData,
   'GET /api/v1/:customer/orders/:id': customerData,
+  'POST /api/v1/:customer/orders/:id/payments': customerData,
+  'POST /api/v1/:customer/orders/:id/payments/:paymentId/sync': customerData,
+  // Stripe's webhooks: the signature over the body is the credential.
+  'POST /api/v1/payment-webhooks/stripe/:store': 'public',
 
   'POST /api/v1/customer-tokens': customerTokens,
   'DELETE /api/v1/customer-tokens': customerTokens,
@@ -99,6 +103,10 @@ export const ROUTE_ACCESS: Readonly<Record<string, Access>> = {
   'GET /api/v1/admin/orders/:id': adminApi,
   'PATCH /api/v1/admin/orders/:id': adminApi,
   'GET /api/v1/admin/events': adminApi,
+  'GET /api/v1/admin/payment-providers': adminApi,
+  'PUT /api/v1/admin/payment-providers/manual': adminApi,
+  'PUT /api/v1/admin/payment-providers/stripe': adminApi,
+  'DELETE /api/v1/admin/payment-providers/:name': adminApi,
   'GET /api/v1/admin/webhooks': adminApi,
   'POST /api/v1/admin/webhooks': adminApi,
   'GET /api/v1/admin/webhooks/:id': adminApi,

@@ -1,7 +1,7 @@
 /** What a write command declares (see commands.ts): its route, schemas, duties and work. */
 import type { Static, TSchema } from '@sinclair/typebox';
 import type { FastifyBaseLogger, FastifyRequest } from 'fastify';
-import type { Executor } from '../db/client.js';
+import type { Database, Executor } from '../db/client.js';
 import type { ErrorCode } from '../lib/app-error.js';
 import type { Outcome } from '../lib/keyed-batcher.js';
 import type { EventType, Recorder } from '../modules/events/index.js';
@@ -14,6 +14,8 @@ export interface CommandInput<P, B, Q> {
   params: P;
   body: B;
   query: Q;
+  /** The request's headers (a provider's webhook reads its signature). */
+  headers: FastifyRequest['headers'];
   principal: Principal;
   /** The caller's store; a root caller (POST /v1/admin/stores) has none, and asking throws. */
   store: string;
@@ -65,6 +67,11 @@ export type Input<P extends TSchema, B extends TSchema, Q extends TSchema> = Com
 /** A command whose work runs in a transaction of its own. */
 export interface TransactionCommand<P extends TSchema, B extends TSchema, Q extends TSchema, R extends TSchema> extends Declaration<P, B, Q, R> {
   run: (input: Input<P, B, Q>, context: CommandContext) => Promise<Static<R>>;
+  /**
+   * Work owed after the commit, before the answer (a refund its work decided): it may call a
+   * provider. A failure is logged, not answered: what it owes is in the database for the next try.
+   */
+  afterCommit?: (input: Input<P, B, Q>, value: Static<R>) => Promise<void>;
 }
 
 /**
@@ -86,9 +93,30 @@ export interface RoundCommand<P extends TSchema, B extends TSchema, Q extends TS
   writesOnce?: boolean;
 }
 
+/**
+ * What a command that calls a payment provider gets: no open transaction (a provider call never
+ * waits inside one), but transactions of its own to open, each writing its recorded events.
+ */
+export interface ProviderContext {
+  db: Database;
+  log: FastifyBaseLogger;
+  /** Answers with this status instead of the declared one (200 for a payment answered again). */
+  answerWith: (status: 200 | 201 | 202) => void;
+}
+
+/**
+ * A command whose work calls a payment provider: it writes what it is about to ask, commits, asks,
+ * then applies the answer in a new transaction (modules/payments). Takes no `Idempotency-Key`: its
+ * provider calls carry their own.
+ */
+export interface ProviderCommand<P extends TSchema, B extends TSchema, Q extends TSchema, R extends TSchema> extends Declaration<P, B, Q, R> {
+  perform: (input: Input<P, B, Q>, context: ProviderContext) => Promise<Static<R>>;
+}
+
 export type Command<P extends TSchema, B extends TSchema, Q extends TSchema, R extends TSchema, J = never> =
   | TransactionCommand<P, B, Q, R>
-  | RoundCommand<P, B, Q, R, J>;
+  | RoundCommand<P, B, Q, R, J>
+  | ProviderCommand<P, B, Q, R>;
 
 /** The declaration as other plugins read it from the route's config. */
 export interface CommandFacts {

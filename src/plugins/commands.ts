@@ -22,15 +22,19 @@ import { markCatalogChanged } from '../modules/stores/index.js';
 import type { Claim } from '../modules/idempotency/index.js';
 import { storePrincipalOf } from './authentication.js';
 import { claimOf, runInTransaction, runRound, type Answer, type Entry } from './command-runners.js';
-import type { Command, Input, RoundCommand } from './command-types.js';
+import type { Command, Input, ProviderCommand, RoundCommand } from './command-types.js';
 import { toAppError } from './errors.js';
 
-export type { Command, CommandContext, CommandFacts, CommandInput, RoundCommand, RoundJob, TransactionCommand, WriteMethod } from './command-types.js';
+export type { Command, CommandContext, CommandFacts, CommandInput, ProviderCommand, ProviderContext, RoundCommand, RoundJob, TransactionCommand, WriteMethod } from './command-types.js';
 
 const WRITE_METHODS = new Set<string>(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 function isRound<P extends TSchema, B extends TSchema, Q extends TSchema, R extends TSchema, J>(command: Command<P, B, Q, R, J>): command is RoundCommand<P, B, Q, R, J> {
   return 'runRound' in command;
+}
+
+function isProvider<P extends TSchema, B extends TSchema, Q extends TSchema, R extends TSchema, J>(command: Command<P, B, Q, R, J>): command is ProviderCommand<P, B, Q, R> {
+  return 'perform' in command;
 }
 
 /** Registers a command as its route: the only way a write route under /api/v1 registers. */
@@ -43,6 +47,7 @@ export function registerCommand<P extends TSchema, B extends TSchema, Q extends 
       params: request.params as Static<P>,
       body: request.body as Static<B>,
       query: request.query as Static<Q>,
+      headers: request.headers,
       principal,
       get store() {
         return storePrincipalOf(request).store;
@@ -51,12 +56,22 @@ export function registerCommand<P extends TSchema, B extends TSchema, Q extends 
   };
 
   let runOne: (request: FastifyRequest, reply: FastifyReply, input: Input<P, B, Q>, claim: Claim | null) => Promise<Answer>;
-  if (isRound(command)) {
+  if (isProvider(command)) {
+    runOne = async (request, reply, input) => {
+      return { value: await command.perform(input, { db: app.db, log: request.log, answerWith: (status) => reply.code(status) }) };
+    };
+  } else if (isRound(command)) {
     const batcher = new KeyedBatcher<Entry<J> & { store: string }, Answer>((entries) => runRound(app, command, declared, entries));
     runOne = (request, reply, input, claim) =>
       batcher.submit(input.store, { job: command.prepare(input), claim, store: input.store, serialize: (v) => String(reply.serialize(v)), requestId: request.id });
   } else {
-    runOne = (request, reply, input, claim) => runInTransaction(app, command, declared, request, reply, input, claim);
+    runOne = async (request, reply, input, claim) => {
+      const answer = await runInTransaction(app, command, declared, request, reply, input, claim);
+      if (command.afterCommit && 'value' in answer) {
+        await command.afterCommit(input, answer.value as Static<R>).catch((error: unknown) => request.log.warn({ err: error }, 'work after the commit failed; the maintenance job finishes it'));
+      }
+      return answer;
+    };
   }
 
   const route: RouteOptions = {
@@ -68,13 +83,14 @@ export function registerCommand<P extends TSchema, B extends TSchema, Q extends 
       Object.entries({
         operationId: command.operationId, tags: command.tags, summary: command.summary, description: command.description,
         params: command.params, body: command.body, querystring: command.querystring,
-        response: { [command.status]: command.response, ...errorResponses(errors) },
+        response: { [command.status]: command.response, ...(isProvider(command) ? { 200: command.response } : {}), ...errorResponses(errors) },
       }).filter(([, part]) => part !== undefined),
     ),
     preValidation: command.preValidation,
     handler: async (request, reply) => {
       const input = inputOf(request);
-      const store = input.principal.kind === 'root' ? null : input.store;
+      // A public command (a provider's webhook) has no principal and names its store in its path.
+      const store = !input.principal || input.principal.kind === 'root' ? null : input.store;
       const claim = command.idempotent && store ? claimOf(request, store) : null;
       reply.code(command.status);
       let answer: Answer;

@@ -65,6 +65,16 @@ export interface Config {
   trustProxy: boolean | number | string[];
   /** Longest the start waits for an unreachable DATABASE_URL before it gives up. */
   dbStartTimeoutSeconds: number;
+  /** 32 bytes, base64: encrypts payment providers' secrets at rest (AES-256-GCM). */
+  secretsKey: string | undefined;
+  /** Where the Stripe client sends its calls (tests and operators point it elsewhere). */
+  stripeApiUrl: URL;
+  /** Longest wait for one answer of a payment provider (the SDK retries once, with the same idempotency key). */
+  paymentProviderTimeoutMs: number;
+  /** A pending Stripe payment older than this is asked of Stripe by the service (a lost webhook). */
+  paymentSyncAfterSeconds: number;
+  /** How often pending payments, owed refunds and unpaid orders are looked at; 0 = never. */
+  paymentJobIntervalSeconds: number;
 }
 
 /** Root tokens shown in the README or in common examples: a start with one of them is refused. */
@@ -138,6 +148,11 @@ export function loadConfig(env: Env = process.env): Config {
     webhookTimeoutMs: read.integer('WEBHOOK_TIMEOUT_MS', 10000, 100, 60000),
     trustProxy: read.trustProxy('TRUST_PROXY'),
     dbStartTimeoutSeconds: read.integer('DB_START_TIMEOUT_SECONDS', 30, 0, 3600),
+    secretsKey: read.optional('SECRETS_KEY', (v) => Buffer.from(v, 'base64').length === 32, '32 bytes in base64 (generate one with: openssl rand -base64 32)'),
+    stripeApiUrl: new URL(read.optional('STRIPE_API_URL', (v) => URL.canParse(v) && /^https?:$/.test(new URL(v).protocol), 'an http:// or https:// URL') ?? 'https://api.stripe.com'),
+    paymentProviderTimeoutMs: read.integer('PAYMENT_PROVIDER_TIMEOUT_MS', 10000, 100, 120000),
+    paymentSyncAfterSeconds: read.integer('PAYMENT_SYNC_AFTER_SECONDS', 600, 0, 86400),
+    paymentJobIntervalSeconds: read.integer('PAYMENT_JOB_INTERVAL_SECONDS', 60, 0, 86400),
   };
   if (config.databaseReadUrl && !env.DATABASE_URL) {
     problems.push('DATABASE_READ_URL needs DATABASE_URL: read replicas follow a PostgreSQL server, and the embedded database has none');

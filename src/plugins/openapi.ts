@@ -34,6 +34,7 @@ export default fp(
           { name: 'store', description: 'The store\'s settings: currency, tax, payment providers (storefront)' },
           { name: 'carts', description: 'Carts (storefront)' },
           { name: 'orders', description: 'Orders (storefront)' },
+          { name: 'payments', description: "Paying orders, and Stripe's webhooks" },
           { name: 'addresses', description: 'Customer addresses (storefront)' },
           { name: 'customers', description: 'Customer credentials: customer tokens and guest sessions' },
           { name: 'admin', description: 'Store administration' },

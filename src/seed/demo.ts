@@ -12,6 +12,7 @@ import { createDiscount } from '../modules/discounts/index.js';
 import { createShippingOption } from '../modules/shipping/index.js';
 import { createTaxRate } from '../modules/taxes/index.js';
 import { withRecordedEvents } from '../modules/events/index.js';
+import { enableManualProvider } from '../modules/payments/index.js';
 import { countStores, createStore, type CreatedStore } from '../modules/stores/index.js';
 
 const COLLECTIONS = [
@@ -114,6 +115,7 @@ export async function seedDemoStore(db: Database): Promise<CreatedStore | undefi
   }
   await db.transaction((tx) => createDiscount(tx, store, { code: 'WELCOME10', type: 'percentage', value: 10 }));
   await seedShippingAndTaxes(db, store);
+  await enableDemoPayments(db, store);
   return created;
 }
 
@@ -135,4 +137,9 @@ async function seedShippingAndTaxes(db: Database, store: string): Promise<void> 
       await createTaxRate(tx, store, rate);
     }
   });
+}
+
+/** The demo store takes money the simplest way: the manual provider, paid on delivery. */
+async function enableDemoPayments(db: Database, store: string): Promise<void> {
+  await enableManualProvider(db, store, 'Pay on delivery');
 }

@@ -25,9 +25,38 @@ export async function renderOrder(id: string) {
       ${o.taxLines.map((t) => `<div><dt>${escape(t.name)} ${t.rate / 100} %${storeSettings.pricesIncludeTax ? ' (included)' : ''}</dt><dd class="price order-tax">${money(t.amount)}</dd></div>`).join('')}
       <div><dt>Total</dt><dd class="price" id="order-total">${money(o.total)}</dd></div></dl>
     ${linesTable(o.products, false, optionNames)}
+    ${paymentSection(o)}
     <p>It ships to ${escape(a.street)} ${escape(a.number)}${a.complement ? `, ${escape(a.complement)}` : ''}, ${escape(a.city)} ${escape(a.state)} ${escape(a.zipcode)}, ${escape(a.country)}.</p>
     <div class="actions"><a class="button secondary" href="#/orders">All my orders</a><a class="button primary" href="#/">Keep shopping</a></div></div>`;
 }
+
+/**
+ * How to pay a CREATED, unpaid order. The demo store takes money on delivery (the `manual`
+ * provider): choosing it records a pending payment and shows the shop's instructions; the shop marks
+ * the order paid when the money comes.
+ */
+function paymentSection(o: Order): string {
+  const pending = o.payments.find((p) => p.provider === 'manual' && p.status === 'pending');
+  if (pending) return `<section class="payment" id="payment"><h2>Payment</h2><p id="payment-instructions">${escape(pending.instructions ?? '')}</p></section>`;
+  if (o.status !== 'CREATED' || o.paymentStatus !== 'unpaid') return '';
+  return `<section class="payment" id="payment"><h2>Payment</h2><button class="button primary" id="pay-manual" data-order="${escape(o.id)}">Pay on delivery</button></section>`;
+}
+
+/** The "Pay on delivery" button: a manual payment, then its instructions in place of the button. */
+document.addEventListener('click', (event) => {
+  const button = (event.target as Element | null)?.closest<HTMLButtonElement>('#pay-manual');
+  const buyer = customer();
+  if (!button || !buyer) return;
+  button.disabled = true;
+  void me
+    .POST('/api/v1/{customer}/orders/{id}/payments', { params: { path: { customer: buyer.customerId, id: button.dataset.order! } }, body: { provider: 'manual' } })
+    .then(({ data, error }) => {
+      const section = document.getElementById('payment')!;
+      section.innerHTML = data
+        ? `<h2>Payment</h2><p id="payment-instructions">${escape(data.payment.instructions ?? '')}</p>`
+        : `<h2>Payment</h2><p class="error">${escape(explain(error))}</p>`;
+    });
+});
 
 export async function renderOrders() {
   const buyer = customer();

@@ -21,12 +21,18 @@ const orderAdminRoutes: FastifyPluginAsyncTypebox = async (app) => {
   );
   registerCommand(app, {
     method: 'PATCH', url: '/v1/admin/orders/:id', operationId: 'adminUpdateOrderStatus', tags, summary: "Change an order's status",
-    description: 'CREATED -> PAID -> FULFILLED; CREATED or PAID -> CANCELLED (returns the stock). Anything else: 409 INVALID_TRANSITION.',
+    description:
+      'CREATED -> PAID (records a manual payment of the balance) -> FULFILLED; CREATED or PAID -> CANCELLED (returns the stock and the code use, refunds or voids the payments). ' +
+      'Anything else: 409 INVALID_TRANSITION.',
     params: S.AdminOrderParams, body: S.UpdateOrderBody, status: 200, response: S.OrderEnvelope, errors: ['NOT_FOUND', 'INVALID_TRANSITION'],
     // Cancelling returns stock.
     changesCatalog: true,
-    events: ['order.paid', 'order.fulfilled', 'order.cancelled', 'product.back_in_stock'],
+    events: ['order.paid', 'order.fulfilled', 'order.cancelled', 'product.back_in_stock', 'payment.succeeded', 'payment.refunded'],
     run: ({ store, params, body }, { tx, record }) => admin.changeOrderStatus(tx, record, store, params.id, body.status),
+    // A cancel owes Stripe refunds and voids: made after its commit, never inside its transaction.
+    afterCommit: async ({ store, params, body }) => {
+      if (body.status === 'CANCELLED') await app.payments.settleOrder(store, params.id);
+    },
   });
 };
 

@@ -141,3 +141,18 @@ export async function transitionOrder(db: Executor, store: string, id: string, f
   );
   return rows.length > 0;
 }
+
+/**
+ * CREATED orders older than their store's unpaid-order timeout with no authorized or captured
+ * payment (the timeout job re-checks each under its lock).
+ */
+export async function unpaidOrdersPastTimeout(db: Executor, limit: number): Promise<Array<{ store: string; id: string }>> {
+  return queryRows<{ store: string; id: string }>(
+    db,
+    sql`select o.store, o.id from orders o join stores s on s.slug = o.store
+        where o.status = 'CREATED' and o.deleted_at is null and s.unpaid_order_timeout_seconds is not null
+          and o.created_at < now() - make_interval(secs => s.unpaid_order_timeout_seconds)
+          and not exists (select 1 from payments p where p.store = o.store and p.order_id = o.id and p.status in ('authorized', 'succeeded'))
+        order by o.created_at limit ${limit}`,
+  );
+}

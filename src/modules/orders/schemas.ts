@@ -3,6 +3,7 @@ import { Address } from '../addresses/index.js';
 import { LineRequest, ProductLine } from '../carts/index.js';
 import { discountFields } from '../discounts/index.js';
 import { checkoutFields } from '../shipping/index.js';
+import { OrderPayment } from '../payments/index.js';
 import { Limit, Nullable, NullableTimestamp, Offset, StringEnum, Timestamp, Uuid, named } from '../../lib/http-schemas.js';
 
 export const OrderStatus = StringEnum(['CREATED', 'PAID', 'FULFILLED', 'CANCELLED'] as const, {
@@ -49,6 +50,12 @@ export const Order = named('Order', Type.Object({
   ...discountFields,
   ...checkoutFields,
   status: OrderStatus,
+  payments: Type.Array(OrderPayment, { description: 'oldest first' }),
+  paidTotal: Type.Integer({ description: 'captured by its payments' }),
+  refundedTotal: Type.Integer({ description: 'refunded of it' }),
+  paymentStatus: StringEnum(['unpaid', 'authorized', 'paid', 'partially_refunded', 'refunded'] as const, {
+    description: '`refunded`: refundedTotal > 0 and equal to paidTotal; `partially_refunded`: refundedTotal > 0; `paid`: paidTotal >= total; `authorized`: authorized plus captured >= total; else `unpaid`',
+  }),
   createdAt: Timestamp(),
   updatedAt: NullableTimestamp(),
   deletedAt: NullableTimestamp(),

@@ -2,17 +2,19 @@
 import type { Database, Executor } from '../../db/client.js';
 import { AppError } from '../../lib/app-error.js';
 import { findAddresses } from '../addresses/index.js';
+import { paymentsOfOrders } from '../payments/index.js';
 import * as repo from './repository.js';
 import { orderView } from './views.js';
 
 /** Orders with their lines and addresses, in the order given. */
 export async function renderOrders(db: Executor, store: string, orders: repo.OrderRow[]) {
   const ids = orders.map((o) => o.id);
-  const [lines, addressRows] = await Promise.all([
+  const [lines, addressRows, payments] = await Promise.all([
     repo.orderLines(db, store, ids),
     findAddresses(db, store, [...new Set(orders.map((o) => o.addressId))]),
+    paymentsOfOrders(db, store, ids),
   ]);
-  return orders.map((o) => orderView(o, lines.filter((l) => l.orderId === o.id), addressRows.get(o.addressId)!));
+  return orders.map((o) => orderView(o, lines.filter((l) => l.orderId === o.id), addressRows.get(o.addressId)!, payments.get(o.id) ?? []));
 }
 
 /** The customer's orders, newest first; `total` counts them all. */
@@ -29,4 +31,10 @@ export async function getCustomerOrder(db: Database, store: string, customerId: 
   if (!order || order.customerId !== customerId.toLowerCase()) throw new AppError('NOT_FOUND', `order ${id} not found`);
   const [view] = await renderOrders(db, store, [order]);
   return { order: view! };
+}
+
+/** One order as GET answers it (for events recorded in a transaction). */
+export async function renderOrder(db: Executor, store: string, id: string) {
+  const [view] = await renderOrders(db, store, [(await repo.findOrder(db, store, id))!]);
+  return view!;
 }

@@ -1,14 +1,17 @@
 import { toIso, toIsoOrNull } from '../../lib/time.js';
 import { addressView, type AddressRow } from '../addresses/index.js';
-import { grandTotal } from '../pricing/index.js';
+import { orderPaymentView, type PaymentRow } from '../payments/index.js';
+import { grandTotal, paymentTotals } from '../pricing/index.js';
 import type { OrderLineRow, OrderRow } from './repository.js';
 import type { OrderView } from './schemas.js';
 
 /** An order with its lines (the products as they were when ordered) and its address. */
-export function orderView(order: OrderRow, lines: OrderLineRow[], address: AddressRow): OrderView {
+export function orderView(order: OrderRow, lines: OrderLineRow[], address: AddressRow, payments: PaymentRow[]): OrderView {
   const price = Number(order.price);
   // As placed: the discount, shipping and taxes were priced when the order was made and are kept with it.
   const kept = { discountTotal: Number(order.discountTotal), shippingTotal: Number(order.shippingTotal), taxTotal: Number(order.taxTotal) };
+  const total = orderTotalOf(order);
+  const { paidTotal, refundedTotal, paymentStatus } = paymentTotals(total, payments.map(paymentAmounts));
   return {
     id: order.id,
     number: Number(order.number),
@@ -25,8 +28,12 @@ export function orderView(order: OrderRow, lines: OrderLineRow[], address: Addre
     shippingTotal: kept.shippingTotal,
     taxLines: order.taxLines ?? [],
     taxTotal: kept.taxTotal,
-    total: grandTotal({ price, ...kept, pricesIncludeTax: order.pricesIncludeTax }),
+    total,
     status: order.status,
+    payments: payments.map(orderPaymentView),
+    paidTotal,
+    refundedTotal,
+    paymentStatus,
     createdAt: toIso(order.createdAt),
     updatedAt: toIsoOrNull(order.updatedAt),
     deletedAt: toIsoOrNull(order.deletedAt),
@@ -35,3 +42,10 @@ export function orderView(order: OrderRow, lines: OrderLineRow[], address: Addre
     address: addressView(address),
   };
 }
+
+export const paymentAmounts = (p: PaymentRow) => ({ status: p.status, amount: Number(p.amount), capturedAmount: Number(p.capturedAmount), refundedAmount: Number(p.refundedAmount) });
+
+
+/** What the order's shopper pays (the order's `total`, as placed). */
+export const orderTotalOf = (order: OrderRow) =>
+  grandTotal({ price: Number(order.price), discountTotal: Number(order.discountTotal), shippingTotal: Number(order.shippingTotal), taxTotal: Number(order.taxTotal), pricesIncludeTax: order.pricesIncludeTax });

@@ -180,3 +180,4 @@ export function orderRefusalError(refusals: LineRefusal[]): AppError {
     : `${refusals.filter((p) => p.code === 'PRODUCT_UNAVAILABLE').length} product(s) are not available`;
   return new AppError(short ? 'INSUFFICIENT_STOCK' : 'PRODUCT_UNAVAILABLE', detail, { errors: refusals });
 }
+export { paymentTotals, coversOrder, type PaymentAmounts, type PaymentStatusOfOrder } from './payments.js';

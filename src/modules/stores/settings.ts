@@ -7,6 +7,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import type { Executor } from '../../db/client.js';
 import { AppError } from '../../lib/app-error.js';
 import { named } from '../../lib/http-schemas.js';
+import { publicPaymentProviders } from '../payments/index.js';
 import * as repo from './repository.js';
 
 const CURRENCIES = new Set(Intl.supportedValuesOf('currency'));
@@ -46,12 +47,9 @@ export interface PricingSettings {
   pricesIncludeTax: boolean;
 }
 
-/**
- * The enabled payment providers as a storefront needs them (never a secret). No provider can be
- * enabled yet: this is the one place that will list them.
- */
-export async function paymentProvidersOf(_db: Executor, _store: string): Promise<PaymentProviderChoice[]> {
-  return [];
+/** The enabled payment providers as a storefront needs them (never a secret). */
+export async function paymentProvidersOf(db: Executor, store: string): Promise<PaymentProviderChoice[]> {
+  return publicPaymentProviders(db, store);
 }
 
 async function settingsView(db: Executor, row: repo.StoreSettingsRow): Promise<StoreSettingsView> {

@@ -1,0 +1,93 @@
+/** Payments SQL: providers, payments and the Stripe events already applied (this module's tables only). */
+import { and, asc, eq, inArray, isNotNull, isNull, lt, or, sql } from 'drizzle-orm';
+import type { Executor } from '../../db/client.js';
+import { paymentProviders, payments, paymentWebhookEvents } from '../../db/schema.js';
+
+export type ProviderRow = typeof paymentProviders.$inferSelect;
+export type PaymentRow = typeof payments.$inferSelect;
+export type ProviderName = ProviderRow['name'];
+export type PaymentStatus = PaymentRow['status'];
+
+export async function saveProvider(db: Executor, row: typeof paymentProviders.$inferInsert): Promise<ProviderRow> {
+  const { store, name, createdAt: _createdAt, ...changes } = row;
+  const [saved] = await db
+    .insert(paymentProviders)
+    .values(row)
+    .onConflictDoUpdate({ target: [paymentProviders.store, paymentProviders.name], set: { ...changes, enabled: true, updatedAt: sql`now()` } })
+    .returning();
+  return saved!;
+}
+
+export async function listProviders(db: Executor, store: string): Promise<ProviderRow[]> {
+  return db.select().from(paymentProviders).where(eq(paymentProviders.store, store)).orderBy(asc(paymentProviders.name));
+}
+
+export async function findProvider(db: Executor, store: string, name: ProviderName): Promise<ProviderRow | undefined> {
+  const [row] = await db.select().from(paymentProviders).where(and(eq(paymentProviders.store, store), eq(paymentProviders.name, name)));
+  return row;
+}
+
+export async function disableProvider(db: Executor, store: string, name: ProviderName): Promise<ProviderRow | undefined> {
+  const [row] = await db
+    .update(paymentProviders)
+    .set({ enabled: false, updatedAt: sql`now()` })
+    .where(and(eq(paymentProviders.store, store), eq(paymentProviders.name, name)))
+    .returning();
+  return row;
+}
+
+export async function insertPayment(db: Executor, row: typeof payments.$inferInsert): Promise<PaymentRow> {
+  const [saved] = await db.insert(payments).values(row).returning();
+  return saved!;
+}
+
+export async function deletePayment(db: Executor, store: string, id: string): Promise<void> {
+  await db.delete(payments).where(and(eq(payments.store, store), eq(payments.id, id), isNull(payments.intentId)));
+}
+
+export async function findPayment(db: Executor, store: string, id: string): Promise<PaymentRow | undefined> {
+  const [row] = await db.select().from(payments).where(and(eq(payments.store, store), eq(payments.id, id)));
+  return row;
+}
+
+export async function findPaymentByIntent(db: Executor, store: string, intentId: string): Promise<PaymentRow | undefined> {
+  const [row] = await db.select().from(payments).where(and(eq(payments.store, store), eq(payments.intentId, intentId)));
+  return row;
+}
+
+/** The payments of some orders, oldest first. */
+export async function paymentsOf(db: Executor, store: string, orderIds: string[]): Promise<PaymentRow[]> {
+  if (orderIds.length === 0) return [];
+  return db.select().from(payments).where(and(eq(payments.store, store), inArray(payments.orderId, orderIds))).orderBy(asc(payments.createdAt), asc(payments.id));
+}
+
+export async function updatePayment(db: Executor, store: string, id: string, changes: Partial<typeof payments.$inferInsert>): Promise<PaymentRow | undefined> {
+  const [row] = await db.update(payments).set({ ...changes, updatedAt: sql`now()` }).where(and(eq(payments.store, store), eq(payments.id, id))).returning();
+  return row;
+}
+
+/** Records the intent a payment's create call got; false when another call recorded it first. */
+export async function setIntent(db: Executor, store: string, id: string, intentId: string, clientSecret: string | null): Promise<boolean> {
+  const rows = await db
+    .update(payments)
+    .set({ intentId, clientSecret, updatedAt: sql`now()` })
+    .where(and(eq(payments.store, store), eq(payments.id, id), isNull(payments.intentId)))
+    .returning({ id: payments.id });
+  return rows.length > 0;
+}
+
+/** Records a Stripe event id; false when it was already applied (or is being applied by another delivery). */
+export async function recordWebhookEvent(db: Executor, store: string, eventId: string): Promise<boolean> {
+  const rows = await db.insert(paymentWebhookEvents).values({ store, eventId }).onConflictDoNothing().returning({ eventId: paymentWebhookEvents.eventId });
+  return rows.length > 0;
+}
+
+/** Payments the service still owes a provider call for, and Stripe payments pending since before `before`. */
+export async function openPayments(db: Executor, before: Date, limit: number): Promise<PaymentRow[]> {
+  return db
+    .select()
+    .from(payments)
+    .where(or(isNotNull(payments.dueAction), and(eq(payments.status, 'pending'), eq(payments.provider, 'stripe'), lt(payments.createdAt, before))))
+    .orderBy(asc(payments.createdAt))
+    .limit(limit);
+}

@@ -1,0 +1,289 @@
+/**
+ * Payments that call a provider. No transaction is ever open across a call to Stripe: each step
+ * writes what it is about to ask (a pending payment, a `dueAction`), commits, asks Stripe with an
+ * idempotency key, then applies the answer in a new transaction under the order's lock. A crash
+ * between Stripe's answer and the commit leaves the written intention; the retry, the webhook or
+ * the maintenance job asks again with the same key and finishes the job once.
+ */
+import Stripe from 'stripe';
+import type { FastifyBaseLogger } from 'fastify';
+import type { Database, Executor } from '../../db/client.js';
+import { AppError } from '../../lib/app-error.js';
+import { withRecordedEvents, type Recorder } from '../events/index.js';
+import { cancelUnpaidOrder, lockOrder, markOrderPaid, orderCurrency, orderTotalOf, paymentAmounts, renderOrder, unpaidOrdersPastTimeout } from '../orders/index.js';
+import { coversOrder, paymentTotals } from '../pricing/index.js';
+import * as repo from './repository.js';
+import { Secrets, type SecretsSettings } from './secrets.js';
+import { ProviderRefusal, StripeClients, type Intent, type StripeCalls } from './stripe-client.js';
+import { orderPaymentView } from './views.js';
+
+/** Where a payment may go from each state: a succeeded payment never goes back. */
+const PAYMENT_MOVES: Record<repo.PaymentStatus, readonly repo.PaymentStatus[]> = {
+  pending: ['authorized', 'succeeded', 'failed', 'cancelled'],
+  // A declined card may be retried on the same intent, and then succeed.
+  failed: ['authorized', 'succeeded', 'cancelled'],
+  authorized: ['succeeded', 'cancelled'],
+  succeeded: [],
+  cancelled: [],
+};
+
+/** The payment state an intent shows, or null while the shopper is still paying. */
+function stateOfIntent(intent: Intent, failedEvent: boolean): { status: repo.PaymentStatus; captured: number } | null {
+  switch (intent.status) {
+    case 'succeeded':
+      return { status: 'succeeded', captured: intent.amount_received };
+    case 'requires_capture':
+      return { status: 'authorized', captured: 0 };
+    case 'canceled':
+      return { status: 'cancelled', captured: 0 };
+    case 'requires_payment_method':
+      return failedEvent || intent.last_payment_error ? { status: 'failed', captured: 0 } : null;
+    default:
+      return null;
+  }
+}
+
+export interface PaymentsSettings extends SecretsSettings {
+  stripeApiUrl: URL;
+  paymentProviderTimeoutMs: number;
+  paymentSyncAfterSeconds: number;
+}
+
+export class PaymentsRuntime {
+  readonly secrets: Secrets;
+  private readonly stripe: StripeClients;
+
+  constructor(private readonly db: Database, private readonly settings: PaymentsSettings, private readonly log: FastifyBaseLogger) {
+    this.secrets = new Secrets(settings);
+    this.stripe = new StripeClients(settings.stripeApiUrl, settings.paymentProviderTimeoutMs);
+  }
+
+  /** The store's Stripe calls, with its decrypted secret key. */
+  async stripeOf(store: string): Promise<StripeCalls> {
+    const provider = await repo.findProvider(this.db, store, 'stripe');
+    if (!provider?.secretKeyEncrypted) throw new AppError('PAYMENT_PROVIDER_NOT_ENABLED', 'this store has not set up stripe');
+    return this.stripe.for(this.secrets.decrypt(provider.secretKeyEncrypted));
+  }
+
+  /** The store's webhook secret, or undefined when Stripe is not set up. */
+  async webhookSecretOf(store: string): Promise<string | undefined> {
+    const provider = await repo.findProvider(this.db, store, 'stripe');
+    if (!provider?.enabled || !provider.webhookSecretEncrypted) return undefined;
+    try {
+      return this.secrets.decrypt(provider.webhookSecretEncrypted);
+    } catch {
+      // Saved with another SECRETS_KEY: this store's webhooks cannot be verified until it is saved again.
+      this.log.error({ store }, "the store's Stripe webhook secret cannot be decrypted with SECRETS_KEY; save the provider again");
+      return undefined;
+    }
+  }
+
+  private transaction<T>(store: string, work: (tx: Executor, record: Recorder) => Promise<T>): Promise<T> {
+    return withRecordedEvents(this.db, store, work);
+  }
+
+  /**
+   * POST /v1/:customer/orders/:id/payments: a payment of the order's balance, or the pending one of
+   * that provider again (`created` false). Stripe: the intent is created after the pending payment
+   * is committed, with the payment id as its idempotency key; a refusal leaves nothing pending.
+   */
+  async createPayment(store: string, customerId: string, orderId: string, providerName: repo.ProviderName): Promise<{ payment: repo.PaymentRow; created: boolean }> {
+    const { payment, created } = await this.transaction(store, async (tx, record) => {
+      const order = await lockOrder(tx, store, orderId);
+      if (!order || order.customerId !== customerId.toLowerCase()) throw new AppError('NOT_FOUND', `order ${orderId} not found`);
+      const provider = await repo.findProvider(tx, store, providerName);
+      if (!provider?.enabled) throw new AppError('PAYMENT_PROVIDER_NOT_ENABLED', `this store has not enabled the ${providerName} payment provider`);
+      if (order.status !== 'CREATED') throw new AppError('ORDER_NOT_PAYABLE', `order ${orderId} is ${order.status}; only a CREATED order is paid`);
+      const payments = await repo.paymentsOf(tx, store, [orderId]);
+      const pending = payments.find((p) => p.provider === providerName && p.status === 'pending');
+      if (pending) return { payment: pending, created: false };
+      const { balance } = paymentTotals(orderTotalOf(order), payments.map(paymentAmounts));
+      if (balance <= 0) throw new AppError('ORDER_NOT_PAYABLE', `order ${orderId} has nothing left to pay`);
+      const inserted = await repo.insertPayment(tx, {
+        store, orderId, provider: providerName, amount: balance, currency: await orderCurrency(tx, store, orderId),
+        instructions: providerName === 'manual' ? (provider.instructions ?? '') : null,
+      });
+      // A Stripe payment is announced once its intent exists (below).
+      if (providerName === 'manual') record('payment.created', { payment: orderPaymentView(inserted), order: await renderOrder(tx, store, orderId) });
+      return { payment: inserted, created: true };
+    });
+    if (payment.provider === 'manual' || payment.intentId) return { payment, created };
+    return { payment: await this.createIntent(store, payment, created), created };
+  }
+
+  /** Asks Stripe for the payment's intent (again: the same key answers the same intent) and records it. */
+  private async createIntent(store: string, payment: repo.PaymentRow, dropOnRefusal: boolean): Promise<repo.PaymentRow> {
+    const provider = await repo.findProvider(this.db, store, 'stripe');
+    let intent: Intent;
+    try {
+      const stripe = await this.stripeOf(store);
+      intent = await stripe.createIntent(
+        {
+          amount: Number(payment.amount),
+          currency: payment.currency.toLowerCase(),
+          capture_method: provider?.captureMethod === 'manual' ? 'manual' : 'automatic',
+          metadata: { store, orderId: payment.orderId, paymentId: payment.id },
+        },
+        payment.id,
+      );
+    } catch (error) {
+      if (dropOnRefusal) await repo.deletePayment(this.db, store, payment.id);
+      throw error;
+    }
+    return this.transaction(store, async (tx, record) => {
+      await lockOrder(tx, store, payment.orderId);
+      if (await repo.setIntent(tx, store, payment.id, intent.id, intent.client_secret)) {
+        const saved = (await repo.findPayment(tx, store, payment.id))!;
+        record('payment.created', { payment: orderPaymentView(saved), order: await renderOrder(tx, store, payment.orderId) });
+      }
+      return (await repo.findPayment(tx, store, payment.id))!;
+    });
+  }
+
+  /** POST .../payments/:paymentId/sync: asks Stripe for the intent and applies it as its webhook would. */
+  async syncPayment(store: string, customerId: string | null, orderId: string, paymentId: string): Promise<repo.PaymentRow> {
+    const payment = await repo.findPayment(this.db, store, paymentId);
+    const order = payment && payment.orderId === orderId ? await renderOrder(this.db, store, orderId) : undefined;
+    if (!payment || !order || (customerId !== null && order.customerId !== customerId.toLowerCase())) throw new AppError('NOT_FOUND', `payment ${paymentId} not found`);
+    await this.syncOne(store, payment);
+    return (await repo.findPayment(this.db, store, paymentId))!;
+  }
+
+  private async syncOne(store: string, payment: repo.PaymentRow): Promise<void> {
+    if (payment.provider !== 'stripe') return;
+    // A payment whose create call's answer was lost: the same key gets the same intent.
+    const withIntent = payment.intentId ? payment : await this.createIntent(store, payment, false);
+    const intent = await (await this.stripeOf(store)).retrieveIntent(withIntent.intentId!);
+    await this.applyIntent(store, intent, null);
+  }
+
+  /**
+   * Applies what an intent says (a webhook's or a sync's), once per Stripe event id, in any order:
+   * the move must be in PAYMENT_MOVES. A payment that succeeds (or is authorized) for an order that
+   * is cancelled or already covered is owed back, and settled right after the commit.
+   */
+  async applyIntent(store: string, intent: Intent, eventId: string | null, failedEvent = false, settleOwed = true): Promise<void> {
+    const owed = await this.transaction(store, async (tx, record) => {
+      if (eventId && !(await repo.recordWebhookEvent(tx, store, eventId))) return null;
+      const metadata = intent.metadata ?? {};
+      const known =
+        (await repo.findPaymentByIntent(tx, store, intent.id)) ??
+        (metadata.store === store && metadata.paymentId && /^[0-9a-f-]{36}$/i.test(metadata.paymentId) ? await repo.findPayment(tx, store, metadata.paymentId) : undefined);
+      if (!known || known.provider !== 'stripe' || (known.intentId !== null && known.intentId !== intent.id)) return null;
+      const order = (await lockOrder(tx, store, known.orderId))!;
+      const payment = (await repo.findPayment(tx, store, known.id))!;
+      if (payment.intentId === null) await repo.setIntent(tx, store, payment.id, intent.id, intent.client_secret);
+      const next = stateOfIntent(intent, failedEvent);
+      if (!next || !PAYMENT_MOVES[payment.status].includes(next.status)) return payment.dueAction ? payment.id : null;
+      const others = (await repo.paymentsOf(tx, store, [order.id])).filter((p) => p.id !== payment.id);
+      const coveredWithout = coversOrder(paymentTotals(orderTotalOf(order), others.map(paymentAmounts)).paymentStatus);
+      const counted = payment.status === 'authorized';
+      const takesMoney = next.status === 'succeeded' || next.status === 'authorized';
+      // Money for an order that no longer wants it: owed back at once (never kept for an unpaid order).
+      const unwanted = takesMoney && (order.status === 'CANCELLED' || (!counted && (order.status !== 'CREATED' || coveredWithout)));
+      const dueAction = unwanted ? (next.status === 'succeeded' ? 'refund' : 'void') : payment.dueAction === 'void' && next.status === 'cancelled' ? null : payment.dueAction;
+      const updated = (await repo.updatePayment(tx, store, payment.id, { status: next.status, capturedAmount: Math.min(next.captured, Number(payment.amount)), dueAction }))!;
+      const covered = order.status === 'CREATED' && takesMoney && !unwanted && coversOrder(paymentTotals(orderTotalOf(order), [...others, updated].map(paymentAmounts)).paymentStatus);
+      const paid = covered && (await markOrderPaid(tx, store, order.id));
+      // One rendering of the order as this transaction leaves it, for every event it records.
+      const view = { payment: orderPaymentView(updated), order: await renderOrder(tx, store, order.id) };
+      if (paid) record('order.paid', { order: view.order });
+      if (next.status === 'succeeded') record('payment.succeeded', view);
+      if (next.status === 'failed') record('payment.failed', view);
+      return dueAction ? payment.id : null;
+    });
+    if (owed && settleOwed) await this.settle(store, owed);
+  }
+
+  /** Applies `charge.refunded`: the refunded amount only grows. */
+  async applyRefund(store: string, charge: Stripe.Charge, eventId: string): Promise<void> {
+    const intentId = typeof charge.payment_intent === 'string' ? charge.payment_intent : charge.payment_intent?.id;
+    if (!intentId) return;
+    await this.transaction(store, async (tx, record) => {
+      if (!(await repo.recordWebhookEvent(tx, store, eventId))) return;
+      const known = await repo.findPaymentByIntent(tx, store, intentId);
+      if (!known) return;
+      await lockOrder(tx, store, known.orderId);
+      const payment = (await repo.findPayment(tx, store, known.id))!;
+      const refunded = Math.min(charge.amount_refunded, Number(payment.capturedAmount));
+      if (refunded <= Number(payment.refundedAmount)) return;
+      const whole = refunded === Number(payment.capturedAmount);
+      const updated = (await repo.updatePayment(tx, store, payment.id, { refundedAmount: refunded, dueAction: whole && payment.dueAction === 'refund' ? null : payment.dueAction }))!;
+      record('payment.refunded', { payment: orderPaymentView(updated), order: await renderOrder(tx, store, payment.orderId) });
+    });
+  }
+
+  /** Makes the provider call a payment is owed (a refund or a void), with its idempotency key, then records it. */
+  async settle(store: string, paymentId: string): Promise<void> {
+    const payment = await repo.findPayment(this.db, store, paymentId);
+    if (!payment?.dueAction || payment.provider !== 'stripe') return;
+    if (!payment.intentId) {
+      // No intent was ever recorded: ask with the create call's key, so one made meanwhile is found and voided.
+      await this.createIntent(store, payment, false);
+      return this.settle(store, paymentId);
+    }
+    const stripe = await this.stripeOf(store);
+    if (payment.dueAction === 'refund') {
+      const amount = Number(payment.capturedAmount) - Number(payment.refundedAmount);
+      if (amount > 0) await stripe.refund(payment.intentId, amount, `${payment.id}:refund`);
+      await this.transaction(store, async (tx, record) => {
+        await lockOrder(tx, store, payment.orderId);
+        const fresh = (await repo.findPayment(tx, store, payment.id))!;
+        if (fresh.dueAction !== 'refund') return;
+        const updated = (await repo.updatePayment(tx, store, payment.id, { refundedAmount: fresh.capturedAmount, dueAction: null }))!;
+        if (Number(fresh.refundedAmount) < Number(fresh.capturedAmount)) {
+          record('payment.refunded', { payment: orderPaymentView(updated), order: await renderOrder(tx, store, payment.orderId) });
+        }
+      });
+      return;
+    }
+    let intent: Intent;
+    try {
+      intent = await stripe.cancelIntent(payment.intentId, `${payment.id}:void`);
+    } catch (error) {
+      // An intent that succeeded meanwhile cannot be cancelled: what it did is applied (and refunded).
+      if (!(error instanceof ProviderRefusal)) throw error;
+      intent = await stripe.retrieveIntent(payment.intentId);
+    }
+    // Applied without settling again: a void that Stripe keeps refusing waits for the next job run
+    // instead of looping; one that found the money taken is refunded here, once.
+    await this.applyIntent(store, intent, null, false, false);
+    const after = await repo.findPayment(this.db, store, paymentId);
+    if (after?.dueAction === 'refund') await this.settle(store, paymentId);
+  }
+
+  /** Settles what a cancelled order's payments are owed (after the cancel's commit). */
+  async settleOrder(store: string, orderId: string): Promise<void> {
+    for (const p of await repo.paymentsOf(this.db, store, [orderId])) if (p.dueAction) await this.settle(store, p.id);
+  }
+
+  /**
+   * The maintenance job: owed refunds and voids, Stripe payments pending for longer than
+   * PAYMENT_SYNC_AFTER_SECONDS (a lost webhook delays a payment, never loses it), and unpaid orders
+   * past their store's timeout (cancelled, stock and code use given back, intents voided).
+   */
+  async runMaintenance(): Promise<{ settled: number; synced: number; cancelled: number }> {
+    const result = { settled: 0, synced: 0, cancelled: 0 };
+    const before = new Date(Date.now() - this.settings.paymentSyncAfterSeconds * 1000);
+    for (const payment of await repo.openPayments(this.db, before, 100)) {
+      try {
+        if (payment.dueAction) {
+          await this.settle(payment.store, payment.id);
+          result.settled++;
+        } else {
+          await this.syncOne(payment.store, payment);
+          result.synced++;
+        }
+      } catch (error) {
+        this.log.warn({ err: error, payment: payment.id }, 'a payment could not be settled or synced; the next run tries again');
+      }
+    }
+    for (const { store, id } of await unpaidOrdersPastTimeout(this.db, 100)) {
+      if (await this.transaction(store, (tx, record) => cancelUnpaidOrder(tx, record, store, id))) {
+        result.cancelled++;
+        await this.settleOrder(store, id).catch((error: unknown) => this.log.warn({ err: error, order: id }, 'an unpaid order was cancelled; its intents are voided at the next run'));
+      }
+    }
+    return result;
+  }
+}

@@ -1,0 +1,59 @@
+/**
+ * Payments inside an order's transaction: what the orders module asks of them when it renders,
+ * pays by hand or cancels an order. No provider is called here: a refund or a void a cancel decides
+ * is written as the payment's `dueAction` and made after the commit (settle.ts).
+ */
+import type { Executor } from '../../db/client.js';
+import * as repo from './repository.js';
+import { publicProviderView } from './views.js';
+
+/** The payments of some orders, by order id, oldest first. */
+export async function paymentsOfOrders(db: Executor, store: string, orderIds: string[]): Promise<Map<string, repo.PaymentRow[]>> {
+  const byOrder = new Map<string, repo.PaymentRow[]>();
+  for (const row of await repo.paymentsOf(db, store, orderIds)) {
+    const list = byOrder.get(row.orderId) ?? [];
+    list.push(row);
+    byOrder.set(row.orderId, list);
+  }
+  return byOrder;
+}
+
+/**
+ * An admin's "PAID": a `manual` payment of the balance, succeeded (a pending manual payment of the
+ * order becomes it). Answers the payment, or undefined when nothing is owed.
+ */
+export async function recordManualPayment(tx: Executor, store: string, orderId: string, balance: number, currency: string): Promise<repo.PaymentRow | undefined> {
+  if (balance <= 0) return undefined;
+  const pending = (await repo.paymentsOf(tx, store, [orderId])).find((p) => p.provider === 'manual' && p.status === 'pending');
+  if (pending) return repo.updatePayment(tx, store, pending.id, { status: 'succeeded', amount: balance, capturedAmount: balance });
+  return repo.insertPayment(tx, { store, orderId, provider: 'manual', status: 'succeeded', amount: balance, currency, capturedAmount: balance });
+}
+
+/**
+ * A cancelled order's payments, in the cancel's transaction: manual money is marked refunded at
+ * once (the shop gives it back), a pending manual payment is cancelled; Stripe money is owed back
+ * (`dueAction` refund), Stripe authorizations and open intents are owed a void. Answers the
+ * payments refunded here (their `payment.refunded` events are the caller's to record).
+ */
+export async function closeOrderPayments(tx: Executor, store: string, orderId: string): Promise<repo.PaymentRow[]> {
+  const refunded: repo.PaymentRow[] = [];
+  for (const p of await repo.paymentsOf(tx, store, [orderId])) {
+    const kept = Number(p.capturedAmount) - Number(p.refundedAmount);
+    if (p.provider === 'manual') {
+      if (p.status === 'pending') await repo.updatePayment(tx, store, p.id, { status: 'cancelled' });
+      else if (kept > 0) refunded.push((await repo.updatePayment(tx, store, p.id, { refundedAmount: p.capturedAmount }))!);
+    } else if (kept > 0) await repo.updatePayment(tx, store, p.id, { dueAction: 'refund' });
+    else if (p.status === 'pending' || p.status === 'authorized' || p.status === 'failed') await repo.updatePayment(tx, store, p.id, { dueAction: 'void' });
+  }
+  return refunded;
+}
+
+/** The store's enabled providers as the storefront needs them (GET /v1/store): never a secret. */
+export async function publicPaymentProviders(db: Executor, store: string) {
+  return (await repo.listProviders(db, store)).filter((p) => p.enabled).map(publicProviderView);
+}
+
+/** Enables the manual provider with these instructions (the demo seed; the admin API does the same). */
+export async function enableManualProvider(db: Executor, store: string, instructions: string) {
+  return repo.saveProvider(db, { store, name: 'manual', instructions, captureMethod: 'automatic' });
+}
