@@ -12,7 +12,10 @@
  * 1 for a refusal or failure.
  */
 import { parseArgs } from 'node:util';
+import { existsSync } from 'node:fs';
 import { openConfiguredDatabase } from './bootstrap.js';
+import { DataDirLockedError } from './db/data-dir-lock.js';
+import { demoTokensPath, shownPath } from './seed/demo-tokens.js';
 import type { DatabaseHandle } from './db/client.js';
 import { ConfigError, loadConfig } from './plugins/config.js';
 import { AppError } from './plugins/errors.js';
@@ -122,6 +125,17 @@ function parse(argv: string[]): Command {
   throw new UsageError(`unknown command: ${positionals.join(' ') || '(none)'}`);
 }
 
+/**
+ * The embedded database is one process's (PGlite): beside a running server the CLI cannot open
+ * it, so it says what to do instead, with the tokens `npm start` keeps for the demo store.
+ */
+function besideARunningServer(dataDir: string): string {
+  const tokens = existsSync(demoTokensPath(dataDir))
+    ? `The demo store's tokens are in ${shownPath(demoTokensPath(dataDir))}: load them with \`. ${shownPath(demoTokensPath(dataDir))}\` and use the API (the README's walkthrough), or `
+    : '';
+  return `${tokens}stop the server (Ctrl-C) and run this command again; to run both at once, use a PostgreSQL server (DATABASE_URL).`;
+}
+
 async function main(): Promise<number> {
   let command: Command;
   try {
@@ -144,6 +158,10 @@ async function main(): Promise<number> {
     if (error instanceof UsageError) {
       console.error(`${error.message}\n${USAGE}`);
       return 2;
+    }
+    if (error instanceof DataDirLockedError) {
+      console.error(`error: ${error.message}\n${besideARunningServer(loadConfig().dataDir)}`);
+      return 1;
     }
     const message = error instanceof AppError ? error.detail : error instanceof Error ? error.message : String(error);
     console.error(error instanceof ConfigError ? message : `error: ${message}`);
