@@ -8,6 +8,7 @@
  * `--store` may be left out while the database holds a single store.
  *   npm run cli -- webhook ... (see src/modules/webhooks/cli.ts)
  *   npm run cli -- discount create <CODE> --type percentage|fixed --value <n> [...]; discount list
+ *   npm run cli -- product list|create|update, collection list (see src/modules/catalog/cli.ts)
  * Answers are JSON on stdout; `--help` prints the usage and exits 0; exit code 2 for bad usage,
  * 1 for a refusal or failure.
  */
@@ -22,6 +23,7 @@ import { AppError } from './plugins/errors.js';
 import * as stores from './modules/stores/index.js';
 import { ISSUABLE_TOKEN_KINDS, listStoreSlugs, type IssuableTokenKind } from './modules/stores/index.js';
 import { WEBHOOK_USAGE, webhookCommand } from './modules/webhooks/cli.js';
+import { CATALOG_USAGE, catalogCommand } from './modules/catalog/cli.js';
 import * as discounts from './modules/discounts/index.js';
 
 const KINDS = ISSUABLE_TOKEN_KINDS.join('|');
@@ -33,9 +35,13 @@ const USAGE = `usage:
   npm run cli -- token list [--store <slug>]
   npm run cli -- discount create [--store <slug>] <CODE> --type percentage|fixed --value <n>
       [--min-subtotal <n>] [--usage-limit <n>] [--once-per-customer] [--starts-at <iso>] [--ends-at <iso>]
+      --value is percent with --type percentage (1..100: 10 is 10 % off), an amount in the smallest currency
+      unit with --type fixed (500 is 5.00 off); --min-subtotal is in the smallest currency unit too.
   npm run cli -- discount list [--store <slug>]
---store may be left out while the database holds a single store.
-${WEBHOOK_USAGE}`;
+${CATALOG_USAGE}
+${WEBHOOK_USAGE}
+--store may be left out while the database holds a single store. The embedded database is one process's:
+with it, run these while the server is stopped (with DATABASE_URL, at any time).`;
 
 class UsageError extends Error {}
 const usageError = (message: string): never => {
@@ -56,6 +62,8 @@ function parse(argv: string[]): Command {
       disable: { type: 'boolean' }, enable: { type: 'boolean' },
       type: { type: 'string' }, value: { type: 'string' }, 'min-subtotal': { type: 'string' }, 'usage-limit': { type: 'string' },
       'once-per-customer': { type: 'boolean' }, 'starts-at': { type: 'string' }, 'ends-at': { type: 'string' },
+      slug: { type: 'string' }, sku: { type: 'string' }, price: { type: 'string' }, 'original-price': { type: 'string' },
+      quantity: { type: 'string' }, collection: { type: 'string' }, q: { type: 'string' },
     },
   });
   if (values.help) throw new HelpRequested();
@@ -114,6 +122,10 @@ function parse(argv: string[]): Command {
   if (noun === 'discount' && verb === 'list' && positionals.length === 2) {
     const slug = store();
     return async (d) => discounts.listDiscounts(d.db, await slug(d), { limit: 250 });
+  }
+  if (noun === 'product' || noun === 'collection') {
+    const slug = store();
+    return async (d) => catalogCommand(noun, verb, positionals.slice(2), { ...values, store: await slug(d) }, usageError)(d.db);
   }
   if (noun === 'webhook') {
     const usage = (message: string): never => {
