@@ -24,6 +24,18 @@ test('on an empty database the demo store is seeded and its tokens printed once 
     assert.ok(products.json.total >= 25, `${products.json.total} visible demo products`);
     assert.ok(products.json.products.some((p: { description: string }) => p.description.includes('<')), 'HTML descriptions');
     assert.ok(products.json.products.some((p: { quantity: number }) => p.quantity === 0), 'one sold out');
+    // Like a small real shop: a picture for every product, a description that repeats neither the
+    // name nor the SKU, compare-at prices a shop would print (49.90, not 68.63).
+    type DemoProduct = { name: string; sku: string; description: string; price: number; originalPrice: number | null; images: Array<{ url: string }> };
+    for (const p of products.json.products as DemoProduct[]) {
+      assert.ok(p.images.length > 0 && p.images.every((i) => i.url.startsWith('/api/images/')), `${p.name} has a picture`);
+      assert.ok(!p.description.includes(p.sku) && !p.description.includes('SKU'), `${p.name}: no SKU in the description`);
+      assert.ok(!p.description.toLowerCase().includes(p.name.toLowerCase()), `${p.name}: the description does not repeat the name`);
+      if (p.originalPrice !== null) assert.ok(p.originalPrice > p.price && p.originalPrice % 100 === 90, `${p.name}: compare-at ${p.originalPrice}`);
+    }
+    for (const url of new Set((products.json.products as DemoProduct[]).map((p) => p.images[0]!.url))) {
+      assert.equal((await fetch(first.base.replace(/\/api$/, '') + url)).status, 200, url);
+    }
     const all = await call(first.base, 'GET', '/v1/admin/products?limit=250', { token: admin });
     assert.ok(all.json.products.some((p: { status: string }) => p.status === 'DRAFT'), 'one draft');
     assert.ok(all.json.total > products.json.total + 1, 'a draft and a product of an archived collection are hidden');
