@@ -322,6 +322,8 @@ describe('on its own throwaway service with the demo store', { skip }, () => {
 
         await page.goto(base);
         await page.locator('[data-product="teapot"]').waitFor({ timeout: 30_000 });
+        // The whole page is photographed: the pictures below the fold load now, not when scrolled to.
+        await page.locator('.grid img[loading=lazy]').evaluateAll((images) => images.forEach((img) => ((img as HTMLImageElement).loading = 'eager')));
         await picturesLoaded(page, '.grid');
         await layout('grid');
 
