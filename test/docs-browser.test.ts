@@ -39,6 +39,14 @@ test('the docs page lists the operations and "Try it out" works with a token', {
     for (const path of ['/api/v1/carts', '/api/v1/{customer}/orders', '/api/v1/admin/products']) {
       assert.ok((await page.getByText(path, { exact: true }).count()) > 0, `${path} is listed`);
     }
+    // The page's document has one bearer scheme, sent to every operation that takes a token, the
+    // admin's and the root's too; /api/openapi.json keeps one scheme per kind of token.
+    const shown = (await (await fetch(`${server.base}/docs/json`)).json()) as { components: { securitySchemes: Record<string, unknown> }; paths: Record<string, Record<string, { security?: unknown[] }>> };
+    assert.deepEqual(Object.keys(shown.components.securitySchemes), ['token']);
+    assert.deepEqual(shown.paths['/api/v1/admin/products']!.post!.security, [{ token: [] }]);
+    assert.deepEqual(shown.paths['/api/v1/admin/stores']!.post!.security, [{ token: [] }]);
+    const precise = (await (await fetch(`${server.base}/openapi.json`)).json()) as { components: { securitySchemes: Record<string, unknown> } };
+    assert.ok(Object.keys(precise.components.securitySchemes).length > 1);
     // The version is the package's.
     const { version } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
     assert.match(await page.locator('.info .title').first().innerText(), new RegExp(`Storefront API\\s*${version.replace(/\./g, '\\.')}`));

@@ -98,7 +98,7 @@ describe('on its own throwaway service with the demo store', { skip }, () => {
       assert.equal(await page.locator('[data-product="chambray-shirt"] .soldout').innerText(), 'Sold out');
       // Every product of the demo store has its picture (a product without one: the test further down).
       assert.equal(await page.locator('.grid .placeholder').count(), 0, 'no placeholder in the demo store');
-      await picturesLoaded(page, '.grid');
+      await picturesLoaded(page, '.grid [data-group]');
       await shot(page, '1-grid', { fullPage: false });
 
       await page.getByRole('button', { name: 'Accessories' }).click();
