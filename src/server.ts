@@ -39,10 +39,9 @@ function banner(config: Config, port: number, seeded: CreatedStore | undefined):
   const workers = config.workers > 1 ? ` with ${config.workers} workers` : '';
   const lines = [`Storefront API on ${base}/v1 using ${where}${workers}`, `Docs: ${base}/docs   OpenAPI: ${base}/openapi.json`];
   if (seeded) {
-    // One line a newcomer pastes into another terminal: the README's walkthrough starts from it.
+    // One line a newcomer may paste into another terminal; the file below holds the same.
     lines.push(
-      `Demo store "${seeded.store.slug}" created with an admin token (ADMIN) and a storefront token (SF).`,
-      `To follow the README's walkthrough, paste this line into another terminal:`,
+      `Demo store "${seeded.store.slug}" created with an admin token (ADMIN) and a storefront token (SF):`,
       `  ${exportLine(base, seeded.tokens)}`,
     );
   }
@@ -51,7 +50,7 @@ function banner(config: Config, port: number, seeded: CreatedStore | undefined):
   const kept = config.databaseUrl ? undefined : (seeded?.tokens ?? readDemoTokens(config.dataDir));
   if (kept) {
     const file = shownPath(writeDemoTokens(config.dataDir, base, kept));
-    lines.push(`The demo store's tokens are kept in ${file} (owner-only); load them in another terminal with:`, `  . ${file}`);
+    lines.push(`The demo store's tokens are kept in ${file} (owner-only); load them in another terminal (the README's walkthrough does) with:`, `  . ${file}`);
   }
   return lines.join('\n');
 }
