@@ -57,11 +57,17 @@ export default async function* progressReporter(source) {
   };
 
   for await (const event of source) {
-    if (event.type !== 'test:pass' && event.type !== 'test:fail') continue;
     const { data } = event;
+    // Files run one at a time (--test-concurrency=1): the runner takes the next file when the last
+    // one has ended, so its line is printed then, and the next file's time starts.
+    if (event.type === 'test:dequeue' && data.nesting === 0 && data.file && data.name === data.file) {
+      if (current) yield finish(current);
+      current = { file: shown(data.file), passed: 0, failed: 0, skipped: 0, started: Date.now(), failures: [] };
+      continue;
+    }
+    if (event.type !== 'test:pass' && event.type !== 'test:fail') continue;
     if (data.details?.type === 'suite') continue;
     const file = shown(data.file);
-    // Files run one at a time (--test-concurrency=1): an event of another file means the last one ended.
     if (current?.file !== file) {
       if (current) yield finish(current);
       current = { file, passed: 0, failed: 0, skipped: 0, started: lastFinished, failures: [] };
