@@ -103,7 +103,7 @@ export default async function* progressReporter(source) {
     for (const [reason, count] of [...skipReasons].sort((a, b) => b[1] - a[1])) lines.push(`  ${count} × ${reason}`);
   }
   if (failures.length) lines.push('failed:', ...failures);
-  lines.push(`${done} files in ${seconds(Date.now() - start)}; the full TAP is in test-results/test-output.tap`);
+  lines.push(`${done} files in ${seconds(Date.now() - start)}; npm test writes the full TAP to test-results/test-output.tap`);
   // The last line, alone, for machines: exactly "tests: N passed, N failed, N skipped".
   lines.push(`tests: ${totals.passed} passed, ${totals.failed} failed, ${totals.skipped} skipped`, '');
   yield lines.join('\n');
