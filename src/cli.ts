@@ -10,17 +10,22 @@
  *   npm run cli -- discount create <CODE> --type percentage|fixed --value <n> [...]; discount list
  *   npm run cli -- tax-rate create <COUNTRY> --rate <basis points> --name <name> [...]; tax-rate list
  *   npm run cli -- shipping-option create <name> --price <n> [...]; shipping-option list
+ *   npm run cli -- product list|create|update, collection list (see src/modules/catalog/cli.ts)
  * Answers are JSON on stdout; `--help` prints the usage and exits 0; exit code 2 for bad usage,
  * 1 for a refusal or failure.
  */
 import { parseArgs } from 'node:util';
+import { existsSync } from 'node:fs';
 import { openConfiguredDatabase } from './bootstrap.js';
+import { DataDirLockedError } from './db/data-dir-lock.js';
+import { demoTokensPath, shownPath } from './seed/demo-tokens.js';
 import type { DatabaseHandle } from './db/client.js';
 import { ConfigError, loadConfig } from './plugins/config.js';
 import { AppError } from './plugins/errors.js';
 import * as stores from './modules/stores/index.js';
 import { ISSUABLE_TOKEN_KINDS, listStoreSlugs, type IssuableTokenKind } from './modules/stores/index.js';
 import { WEBHOOK_USAGE, webhookCommand } from './modules/webhooks/cli.js';
+import { CATALOG_USAGE, catalogCommand } from './modules/catalog/cli.js';
 import * as discounts from './modules/discounts/index.js';
 import * as taxes from './modules/taxes/index.js';
 import * as shipping from './modules/shipping/index.js';
@@ -34,13 +39,17 @@ const USAGE = `usage:
   npm run cli -- token list [--store <slug>]
   npm run cli -- discount create [--store <slug>] <CODE> --type percentage|fixed --value <n>
       [--min-subtotal <n>] [--usage-limit <n>] [--once-per-customer] [--starts-at <iso>] [--ends-at <iso>]
+      --value is percent with --type percentage (1..100: 10 is 10 % off), an amount in the smallest currency
+      unit with --type fixed (500 is 5.00 off); --min-subtotal is in the smallest currency unit too.
   npm run cli -- discount list [--store <slug>]
   npm run cli -- tax-rate create [--store <slug>] <COUNTRY> --rate <basis points> --name <name> [--region <state>] [--category <category>]
   npm run cli -- tax-rate list [--store <slug>]
   npm run cli -- shipping-option create [--store <slug>] <name> --price <n> [--countries US,CA] [--free-above <n>] [--min-subtotal <n>] [--inactive]
   npm run cli -- shipping-option list [--store <slug>]
---store may be left out while the database holds a single store.
-${WEBHOOK_USAGE}`;
+${CATALOG_USAGE}
+${WEBHOOK_USAGE}
+--store may be left out while the database holds a single store. The embedded database is one process's:
+with it, run these while the server is stopped (with DATABASE_URL, at any time).`;
 
 class UsageError extends Error {}
 const usageError = (message: string): never => {
@@ -61,8 +70,10 @@ function parse(argv: string[]): Command {
       disable: { type: 'boolean' }, enable: { type: 'boolean' },
       type: { type: 'string' }, value: { type: 'string' }, 'min-subtotal': { type: 'string' }, 'usage-limit': { type: 'string' },
       'once-per-customer': { type: 'boolean' }, 'starts-at': { type: 'string' }, 'ends-at': { type: 'string' },
-      rate: { type: 'string' }, region: { type: 'string' }, category: { type: 'string' }, price: { type: 'string' }, countries: { type: 'string' },
+      rate: { type: 'string' }, region: { type: 'string' }, category: { type: 'string' }, countries: { type: 'string' },
       'free-above': { type: 'string' }, inactive: { type: 'boolean' },
+      slug: { type: 'string' }, sku: { type: 'string' }, price: { type: 'string' }, 'original-price': { type: 'string' },
+      quantity: { type: 'string' }, collection: { type: 'string' }, q: { type: 'string' },
     },
   });
   if (values.help) throw new HelpRequested();
@@ -159,6 +170,10 @@ function parse(argv: string[]): Command {
     const slug = store();
     return async (d) => discounts.listDiscounts(d.db, await slug(d), { limit: 250 });
   }
+  if (noun === 'product' || noun === 'collection') {
+    const slug = store();
+    return async (d) => catalogCommand(noun, verb, positionals.slice(2), { ...values, store: await slug(d) }, usageError)(d.db);
+  }
   if (noun === 'webhook') {
     const usage = (message: string): never => {
       throw new UsageError(message);
@@ -167,6 +182,17 @@ function parse(argv: string[]): Command {
     return async (d) => webhookCommand(verb, positionals.slice(2), { ...values, store: await slug(d) }, loadConfig().allowPrivateNetworks, usage)(d.db);
   }
   throw new UsageError(`unknown command: ${positionals.join(' ') || '(none)'}`);
+}
+
+/**
+ * The embedded database is one process's (PGlite): beside a running server the CLI cannot open
+ * it, so it says what to do instead, with the tokens `npm start` keeps for the demo store.
+ */
+function besideARunningServer(dataDir: string): string {
+  const tokens = existsSync(demoTokensPath(dataDir))
+    ? `The demo store's tokens are in ${shownPath(demoTokensPath(dataDir))}: load them with \`. ${shownPath(demoTokensPath(dataDir))}\` and use the API (the README's walkthrough), or `
+    : '';
+  return `${tokens}stop the server (Ctrl-C) and run this command again; to run both at once, use a PostgreSQL server (DATABASE_URL).`;
 }
 
 async function main(): Promise<number> {
@@ -191,6 +217,10 @@ async function main(): Promise<number> {
     if (error instanceof UsageError) {
       console.error(`${error.message}\n${USAGE}`);
       return 2;
+    }
+    if (error instanceof DataDirLockedError) {
+      console.error(`error: ${error.message}\n${besideARunningServer(loadConfig().dataDir)}`);
+      return 1;
     }
     const message = error instanceof AppError ? error.detail : error instanceof Error ? error.message : String(error);
     console.error(error instanceof ConfigError ? message : `error: ${message}`);

@@ -8,6 +8,7 @@ import { buildApp } from './app.js';
 import { openConfiguredDatabase } from './bootstrap.js';
 import { ConfigError, loadConfig, type Config } from './plugins/config.js';
 import { seedDemoStore } from './seed/demo.js';
+import { exportLine, readDemoTokens, shownPath, writeDemoTokens } from './seed/demo-tokens.js';
 import { hasStores, type CreatedStore } from './modules/stores/index.js';
 import type { Database } from './db/client.js';
 import { databaseAddress, describeStartFailure } from './start-failure.js';
@@ -28,18 +29,28 @@ function readConfig(): Config {
   }
 }
 
+function apiBase(config: Config, port: number): string {
+  return `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}/api`;
+}
+
 function banner(config: Config, port: number, seeded: CreatedStore | undefined): string {
-  const base = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}/api`;
+  const base = apiBase(config, port);
   const where = config.databaseUrl ? 'PostgreSQL (DATABASE_URL)' : `embedded PostgreSQL in ${config.dataDir}`;
   const workers = config.workers > 1 ? ` with ${config.workers} workers` : '';
   const lines = [`Storefront API on ${base}/v1 using ${where}${workers}`, `Docs: ${base}/docs   OpenAPI: ${base}/openapi.json`];
   if (seeded) {
-    // One line a newcomer pastes into another terminal: the README's walkthrough starts from it.
+    // One line a newcomer may paste into another terminal; the file below holds the same.
     lines.push(
-      `Demo store "${seeded.store.slug}" created with an admin token (ADMIN) and a storefront token (SF), shown only now.`,
-      `To follow the README's walkthrough, paste this line into another terminal:`,
-      `  export API=${base} ADMIN=${seeded.tokens.admin} SF=${seeded.tokens.storefront}`,
+      `Demo store "${seeded.store.slug}" created with an admin token (ADMIN) and a storefront token (SF):`,
+      `  ${exportLine(base, seeded.tokens)}`,
     );
+  }
+  // On the embedded database the demo store's tokens are kept in a file of DATA_DIR, so that a
+  // restart (the walkthrough's own, with another setting) leaves the newcomer able to go on.
+  const kept = config.databaseUrl ? undefined : (seeded?.tokens ?? readDemoTokens(config.dataDir));
+  if (kept) {
+    const file = shownPath(writeDemoTokens(config.dataDir, base, kept));
+    lines.push(`The demo store's tokens are kept in ${file} (owner-only); load them in another terminal (the README's walkthrough does) with:`, `  . ${file}`);
   }
   return lines.join('\n');
 }
@@ -90,6 +101,8 @@ async function prepareDatabase(config: Config): Promise<CreatedStore | undefined
 async function serve(config: Config, { seed }: { seed: boolean }): Promise<void> {
   const database = await openConfiguredDatabase(config, { onWait: waitingForDatabase(config) });
   const seeded = seed && config.seedDemo ? await seedDemoStore(database.db) : undefined;
+  // Kept before listening: a start that then fails (its port in use) must not lose the only copy.
+  if (seeded && !config.databaseUrl) writeDemoTokens(config.dataDir, apiBase(config, config.port), seeded.tokens);
   if (seed) await warnWhenNoStoreCanBeCreated(config, database.db);
   const app = await buildApp({ config, database, logger: { level: config.logLevel } });
 

@@ -1,15 +1,15 @@
-import { test } from 'node:test';
+import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { copyTemplate, TEST_DATABASE_URL } from './support/database.js';
 import { call, runCli, startServerProcess } from './support/server-process.js';
 
 const copy = TEST_DATABASE_URL ? undefined : copyTemplate();
 const dbEnv: Record<string, string> = copy ? { DATA_DIR: copy.dataDir } : { DATABASE_URL: TEST_DATABASE_URL! };
+after(() => copy?.remove());
 
 const cli = (...args: string[]) => runCli(dbEnv, ...args);
 
-test('store create prints the store and its tokens as JSON; the tokens work on the server', async (t) => {
-  t.after(() => copy?.remove());
+test('store create prints the store and its tokens as JSON; the tokens work on the server', async () => {
   const slug = `cli-${Date.now().toString(36)}`;
   const created = cli('store', 'create', slug, '--name', 'CLI Store');
   assert.equal(created.status, 0, created.stderr);
@@ -86,4 +86,46 @@ test('bad usage exits 2 with the usage', () => {
     assert.equal(r.status, 2, args.join(' '));
     assert.match(r.stderr, /usage:/);
   }
+});
+
+test('product list|create|update and collection list, checked with the API\'s own schemas', () => {
+  const slug = `cat-${Date.now().toString(36)}`;
+  assert.equal(cli('store', 'create', slug).status, 0);
+  const create = (...flags: string[]) => cli('product', 'create', '--store', slug, ...flags);
+
+  const created = create('--name', 'Linen apron', '--slug', 'linen-apron', '--sku', 'LA-1', '--price', '2990', '--quantity', '3');
+  assert.equal(created.status, 0, created.stderr);
+  assert.deepEqual([created.json.product.name, created.json.product.price, created.json.product.status], ['Linen apron', 2990, 'DRAFT']);
+
+  const badPrice = create('--name', 'X', '--slug', 'x', '--sku', 'X', '--price', '29.90', '--quantity', '1');
+  assert.equal(badPrice.status, 2);
+  assert.match(badPrice.stderr, /^--price must be integer \(an integer in the smallest currency unit: 4990 is 49\.90\)/);
+  const missing = create('--name', 'X', '--slug', 'x', '--price', '100', '--quantity', '1');
+  assert.equal(missing.status, 2);
+  assert.match(missing.stderr, /^--sku is required/);
+  assert.equal(create('--name', 'X', '--slug', 'Not A Slug', '--sku', 'X', '--price', '1', '--quantity', '1').status, 2, 'the API\'s slug rule');
+  assert.equal(create('--name', 'Again', '--slug', 'linen-apron', '--sku', 'LA-2', '--price', '1', '--quantity', '1').status, 1, 'a slug in use is refused, as by the API');
+
+  const updated = cli('product', 'update', '--store', slug, 'linen-apron', '--price', '3190', '--status', 'ACTIVE', '--original-price', '3990');
+  assert.equal(updated.status, 0, updated.stderr);
+  assert.deepEqual([updated.json.product.price, updated.json.product.originalPrice, updated.json.product.status], [3190, 3990, 'ACTIVE']);
+  assert.equal(cli('product', 'update', '--store', slug, updated.json.product.id, '--quantity', '-1').status, 2, 'a negative stock is refused');
+  assert.equal(cli('product', 'update', '--store', slug, 'linen-apron').status, 2, 'nothing to change');
+  assert.equal(cli('product', 'update', '--store', slug, 'no-such-product', '--price', '1').status, 1);
+
+  const listed = cli('product', 'list', '--store', slug, '--status', 'ACTIVE');
+  assert.equal(listed.status, 0, listed.stderr);
+  assert.deepEqual(listed.json.products.map((p: { slug: string }) => p.slug), ['linen-apron']);
+  const collections = cli('collection', 'list', '--store', slug);
+  assert.equal(collections.status, 0, collections.stderr);
+  assert.deepEqual(collections.json, { collections: [], total: 0 });
+});
+
+test('the usage: --store is optional everywhere, --value says its unit, the product commands are listed', () => {
+  const { stdout } = cli('--help');
+  assert.doesNotMatch(stdout, /(?<!\[)--store <slug>/, '--store is always in brackets');
+  assert.match(stdout, /--value is percent with --type percentage/);
+  assert.match(stdout, /smallest currency\s+unit with --type fixed/);
+  assert.match(stdout, /product create/);
+  assert.match(stdout, /collection list/);
 });

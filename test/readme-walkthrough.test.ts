@@ -1,11 +1,12 @@
 /**
- * The README's walkthrough, run as a newcomer runs it: `npm start` on a fresh embedded database
- * (with the settings of the walkthrough's first block), the line it prints in place of the block
- * that shows it, then every other shell block of the "Walkthrough" section in order, in one bash.
- * Each `# -> ...` line under a command is the answer the README shows: JSON is an excerpt (every
- * key it names must be there with that value; arrays match from their start; a string ending in
- * "…" is a prefix), anything else is the exact text. A block that prints what the README does not
- * show fails too.
+ * The README's walkthrough, run as a newcomer runs it: `npm start` on a fresh embedded database,
+ * stopped, then started again with the settings of the walkthrough's first block (the restart the
+ * README asks for), then every other shell block of the "Walkthrough" section in order, in one
+ * bash (the second loads the tokens file the start names). Each `# -> ...` line under a command is
+ * exactly the answer the README shows: JSON may leave out an object's keys (every key it names
+ * must be there with that value), never an array's items (an array is shown whole, in order), and
+ * a string ending in "…" is a prefix; anything else is the exact text. A block that prints what
+ * the README does not show fails too.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -38,7 +39,7 @@ export function mismatch(actual: Json | undefined, expected: Json, path = '$'): 
     return typeof actual === 'string' && actual.startsWith(expected.slice(0, -1)) ? undefined : `${path}: ${JSON.stringify(actual)} does not start with ${JSON.stringify(expected.slice(0, -1))}`;
   }
   if (Array.isArray(expected)) {
-    if (!Array.isArray(actual) || actual.length < expected.length) return `${path}: ${JSON.stringify(actual)} is not an array of at least ${expected.length}`;
+    if (!Array.isArray(actual) || actual.length !== expected.length) return `${path}: ${JSON.stringify(actual)} is not an array of exactly ${expected.length}`;
     for (const [i, item] of expected.entries()) {
       const found = mismatch(actual[i], item, `${path}[${i}]`);
       if (found) return found;
@@ -103,37 +104,42 @@ test('the README walkthrough runs top to bottom against a fresh npm start, with 
   assert.ok(start, `the first block starts the service: ${blocks[0]}`);
   const startEnv = Object.fromEntries(start[1]!.trim().split(/\s+/).filter(Boolean).map((a) => a.split('=') as [string, string]));
 
-  // The second shows the line `npm start` prints; the test pastes the real one, as a reader does.
-  const shown = /^export API=http:\/\/127\.0\.0\.1:3000\/api ADMIN=adm_demo_\.\.\. SF=sf_demo_\.\.\.$/m;
-  assert.match(blocks[1]!, shown, 'the second block shows the line npm start prints');
+  // The second loads the tokens file the start names; the test loads the one of its DATA_DIR.
+  const load = /^\. data\/demo-store\.env$/m;
+  assert.match(blocks[1]!, load, 'the second block loads the tokens npm start keeps');
 
-  const port = await freePort();
   const dataDir = mkdtempSync(join(tmpdir(), 'storefront-readme-'));
-  const server = spawn('npm', ['start', '--silent'], {
-    cwd: ROOT,
-    env: { ...inheritedEnv(), ...startEnv, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'warn' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-    detached: true,
-  });
-  let serverOutput = '';
-  server.stdout.on('data', (d: Buffer) => (serverOutput += d.toString()));
-  server.stderr.on('data', (d: Buffer) => (serverOutput += d.toString()));
-  const serverExited = new Promise((resolve) => server.once('exit', resolve));
-  t.after(async () => {
-    if (server.exitCode === null) process.kill(-server.pid!, 'SIGTERM');
-    await serverExited;
-    rmSync(dataDir, { recursive: true, force: true });
-  });
-
-  let printed: RegExpExecArray | null = null;
-  for (let i = 0; i < 1200 && !printed; i++) {
-    if (server.exitCode !== null) assert.fail(`npm start exited:\n${serverOutput}`);
-    await new Promise((r) => setTimeout(r, 100));
-    printed = /^ {2}(export API=http:\/\/127\.0\.0\.1:\d+\/api ADMIN=adm_demo_\S+ SF=sf_demo_\S+)$/m.exec(serverOutput);
+  t.after(() => rmSync(dataDir, { recursive: true, force: true }));
+  const tokensFile = join(dataDir, 'demo-store.env');
+  // "Run it": a plain `npm start` first (it seeds the demo store), stopped; then the walkthrough's own.
+  for (const env of [{}, startEnv]) {
+    const port = await freePort();
+    const server = spawn('npm', ['start', '--silent'], {
+      cwd: ROOT,
+      env: { ...inheritedEnv(), ...env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'warn' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
+    let serverOutput = '';
+    server.stdout.on('data', (d: Buffer) => (serverOutput += d.toString()));
+    server.stderr.on('data', (d: Buffer) => (serverOutput += d.toString()));
+    const serverExited = new Promise((resolve) => server.once('exit', resolve));
+    const stopServer = async () => {
+      if (server.exitCode === null) process.kill(-server.pid!, 'SIGTERM');
+      await serverExited;
+    };
+    let printed = false;
+    for (let i = 0; i < 1200 && !printed; i++) {
+      if (server.exitCode !== null) assert.fail(`npm start exited:\n${serverOutput}`);
+      await new Promise((r) => setTimeout(r, 100));
+      printed = serverOutput.split('\n').includes(`  . ${tokensFile}`);
+    }
+    assert.ok(printed, `npm start names the tokens file on every start:\n${serverOutput}`);
+    if (env === startEnv) t.after(stopServer);
+    else await stopServer();
   }
-  assert.ok(printed, `npm start printed the line to paste:\n${serverOutput}`);
 
-  const { text, steps } = script([blocks[1]!.replace(shown, printed[1]!), ...blocks.slice(2)]);
+  const { text, steps } = script([blocks[1]!.replace(load, `. ${tokensFile}`), ...blocks.slice(2)]);
   const bash = spawn('bash', ['-c', text], { cwd: ROOT, env: inheritedEnv(), stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   let output = '';
   let errors = '';

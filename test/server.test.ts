@@ -4,9 +4,12 @@ import assert from 'node:assert/strict';
 import net from 'node:net';
 import { copyTemplate, TEST_DATABASE_URL } from './support/database.js';
 import { ROOT_TOKEN } from './support/app.js';
-import { call, startServerProcess } from './support/server-process.js';
+import { call, runCli, startServerProcess } from './support/server-process.js';
+import { spawnSync } from 'node:child_process';
+import { statSync } from 'node:fs';
+import { join } from 'node:path';
 
-test('on an empty database the demo store is seeded and its tokens printed once; a restart does not print them', async () => {
+test('on an empty database the demo store is seeded and its tokens printed once and kept in an owner-only file; a restart says where, and the CLI beside it points there', async () => {
   const copy = copyTemplate();
   try {
     const env = { DATA_DIR: copy.dataDir, SEED_DEMO: 'true' };
@@ -21,6 +24,18 @@ test('on an empty database the demo store is seeded and its tokens printed once;
     assert.ok(products.json.total >= 25, `${products.json.total} visible demo products`);
     assert.ok(products.json.products.some((p: { description: string }) => p.description.includes('<')), 'HTML descriptions');
     assert.ok(products.json.products.some((p: { quantity: number }) => p.quantity === 0), 'one sold out');
+    // Like a small real shop: a picture for every product, a description that repeats neither the
+    // name nor the SKU, compare-at prices a shop would print (49.90, not 68.63).
+    type DemoProduct = { name: string; sku: string; description: string; price: number; originalPrice: number | null; images: Array<{ url: string }> };
+    for (const p of products.json.products as DemoProduct[]) {
+      assert.ok(p.images.length > 0 && p.images.every((i) => i.url.startsWith('/api/images/')), `${p.name} has a picture`);
+      assert.ok(!p.description.includes(p.sku) && !p.description.includes('SKU'), `${p.name}: no SKU in the description`);
+      assert.ok(!p.description.toLowerCase().includes(p.name.toLowerCase()), `${p.name}: the description does not repeat the name`);
+      if (p.originalPrice !== null) assert.ok(p.originalPrice > p.price && p.originalPrice % 100 === 90, `${p.name}: compare-at ${p.originalPrice}`);
+    }
+    for (const url of new Set((products.json.products as DemoProduct[]).map((p) => p.images[0]!.url))) {
+      assert.equal((await fetch(first.base.replace(/\/api$/, '') + url)).status, 200, url);
+    }
     const all = await call(first.base, 'GET', '/v1/admin/products?limit=250', { token: admin });
     assert.ok(all.json.products.some((p: { status: string }) => p.status === 'DRAFT'), 'one draft');
     assert.ok(all.json.total > products.json.total + 1, 'a draft and a product of an archived collection are hidden');
@@ -42,9 +57,24 @@ test('on an empty database the demo store is seeded and its tokens printed once;
     const collections = await call(first.base, 'GET', '/v1/collections', { token: storefront });
     assert.ok(collections.json.collections.some((c: { _count: { parents: number } }) => c._count.parents > 0), 'a nested collection');
     assert.equal(await first.stop(), 0);
-    const second = await startServerProcess(env);
+    // The tokens are kept in a file of DATA_DIR, the owner's alone; a restart says where, and
+    // neither prints them nor loses them.
+    const file = join(copy.dataDir, 'demo-store.env');
+    assert.equal(statSync(file).mode & 0o777, 0o600, 'owner-only');
+    assert.match(out, new RegExp(`tokens are kept in ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} \\(owner-only\\)`));
+    const second = await startServerProcess({ ...env, ALLOW_PRIVATE_NETWORKS: 'true' });
     assert.doesNotMatch(second.output(), /ADMIN=|SF=/);
+    assert.match(second.output(), new RegExp(`^  \\. ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`, 'm'), 'where the tokens are, on every start');
+    const loaded = spawnSync('bash', ['-c', `. '${file}' && echo "$API $ADMIN $SF"`], { encoding: 'utf8' });
+    assert.equal(loaded.stdout.trim(), `${second.base} ${admin} ${storefront}`, 'the file loads the address of this start and the tokens');
+    assert.equal(statSync(file).mode & 0o777, 0o600, 'still owner-only after the rewrite');
     assert.equal((await call(second.base, 'GET', '/v1/products', { token: storefront })).status, 200, 'same store after a restart');
+    // The CLI cannot open the embedded database beside the server: it says what to do instead.
+    const beside = runCli({ DATA_DIR: copy.dataDir }, 'token', 'list');
+    assert.equal(beside.status, 1);
+    assert.match(beside.stderr, /in use by process \d+/);
+    assert.match(beside.stderr, /demo-store\.env/);
+    assert.match(beside.stderr, /stop the server/);
     assert.equal(await second.stop(), 0);
   } finally {
     copy.remove();

@@ -104,7 +104,8 @@ describe('on its own throwaway service with the demo store', { skip }, () => {
       await page.locator('[data-product="oxford-shirt"]').waitFor({ timeout: 30_000 });
       assert.equal(await stockOf(page, 'oxford-shirt'), 5);
       assert.equal(await page.locator('[data-product="chambray-shirt"] .soldout').innerText(), 'Sold out');
-      assert.equal(await page.locator('[data-product="oxford-shirt"] .placeholder').count(), 1, 'a product without pictures gets a neutral placeholder');
+      // Every product of the demo store has its picture (a product without one: the test further down).
+      assert.equal(await page.locator('.grid .placeholder').count(), 0, 'no placeholder in the demo store');
       await picturesLoaded(page, '.grid [data-group]');
       await shot(page, '1-grid', { fullPage: false });
 
@@ -333,6 +334,76 @@ describe('on its own throwaway service with the demo store', { skip }, () => {
       });
       assert.equal(await seen(), 0, 'the order took them');
     });
+  });
+
+  test('every page at 1280 and at 390 px: the badge beside "Cart", the message bar as wide as the content, the hold sentence whole, the confirmation with the neighbourhood and its facts on one row', { timeout: 300_000 }, async () => {
+    const base = storefront.url;
+    for (const width of [1280, 390]) {
+      await withBrowser(async (page) => {
+        await page.setViewportSize({ width, height: width > 700 ? 860 : 844 });
+        const layout = async (name: string) => {
+          // Nothing wider than the window, on any page.
+          const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+          assert.ok(overflow <= 0, `${name} at ${width} px is ${overflow} px wider than the window`);
+          // The badge on the line of its word.
+          const [link, badge] = await Promise.all([page.locator('.cart-link').boundingBox(), page.locator('#cart-count').boundingBox()]);
+          assert.ok(link && badge && badge.y + badge.height <= link.y + link.height + 1 && link.height < 2 * badge.height + 4, `${name} at ${width} px: the badge wrapped below "Cart"`);
+          await shot(page, `${name}-${width}`);
+        };
+
+        await page.goto(base);
+        await page.locator('[data-product="teapot"]').waitFor({ timeout: 30_000 });
+        // The whole page is photographed: the pictures below the fold load now, not when scrolled to.
+        await page.locator('.grid img[loading=lazy]').evaluateAll((images) => images.forEach((img) => ((img as HTMLImageElement).loading = 'eager')));
+        await picturesLoaded(page, '.grid');
+        await layout('grid');
+
+        await page.goto(`${base}/#/p/teapot`);
+        await page.locator('#add').click();
+        await page.locator('#message.ok').waitFor();
+        const bar = await page.evaluate(() => {
+          const main = document.querySelector('main')!;
+          const style = getComputedStyle(main);
+          const content = main.getBoundingClientRect().width - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+          const message = document.getElementById('message')!.getBoundingClientRect();
+          const left = main.getBoundingClientRect().left + parseFloat(style.paddingLeft);
+          return { width: message.width, content, left: message.left, contentLeft: left };
+        });
+        assert.ok(Math.abs(bar.width - bar.content) < 1 && Math.abs(bar.left - bar.contentLeft) < 1, `the message bar is the content column at ${width} px: ${JSON.stringify(bar)}`);
+        await picturesLoaded(page, '#gallery');
+        await layout('product');
+
+        await page.goto(`${base}/#/cart`);
+        await page.locator('#discount-form input[name=code]').fill('WELCOME10');
+        await page.locator('#discount-form').getByRole('button', { name: 'Apply' }).click();
+        await page.locator('#discount').waitFor();
+        await layout('cart');
+
+        await page.locator('#checkout').click();
+        await page.locator('#hold[data-state="held"]').waitFor();
+        assert.match(await page.locator('#hold p > span').innerText(), /reserved for you for \d+:\d\d\.$/, 'the time and its full stop together');
+        await fillAddress(page);
+        await page.locator('#address input[name=neightborhood]').fill('Consolação');
+        await layout('checkout');
+
+        await page.locator('#address').getByRole('button', { name: 'Place order' }).click();
+        await page.locator('#confirmation').waitFor({ timeout: 30_000 });
+        assert.match(await page.locator('#order-address').innerText(), /Rua Augusta 1508, Consolação, São Paulo/, 'the neighbourhood is kept');
+        const rows = new Set(await page.locator('.facts > div').evaluateAll((facts) => facts.map((f) => Math.round(f.getBoundingClientRect().top))));
+        if (width > 700) assert.equal(rows.size, 1, 'the five facts, Total among them, on one row');
+        else assert.equal(rows.size, 5, 'one fact per row on a phone');
+        await picturesLoaded(page, '#confirmation');
+        await layout('confirmation');
+
+        await page.getByRole('link', { name: 'All my orders' }).click();
+        await page.locator('#orders').waitFor();
+        await layout('orders');
+
+        await page.goto(`${base}/#/account`);
+        await page.locator('#sign-in').waitFor();
+        await layout('account');
+      });
+    }
   });
 });
 

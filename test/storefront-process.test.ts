@@ -1,14 +1,16 @@
 /**
  * `npm run storefront` as a person runs it: a signal to the npm process (SIGTERM from a process
  * manager, SIGINT from Ctrl-C) stops the page and the throwaway service it started, and leaves no
- * process behind.
+ * process behind; beside an `npm start` it clashes with nothing, or shows that service's demo store.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
-import { ROOT } from './support/database.js';
-import { freePort, inheritedEnv } from './support/server-process.js';
+import net from 'node:net';
+import { join } from 'node:path';
+import { copyTemplate, ROOT } from './support/database.js';
+import { freePort, inheritedEnv, startServerProcess } from './support/server-process.js';
 
 /** Every process below `pid`, from /proc. */
 function descendants(pid: number): number[] {
@@ -73,3 +75,60 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     }
   });
 }
+
+/** Runs `npm run storefront` with `env` until it prints where it runs; `stop()` ends it and all below it. */
+async function runStorefront(env: Record<string, string>) {
+  const npm = spawn('npm', ['run', 'storefront', '--silent'], { cwd: ROOT, env: { ...inheritedEnv(), ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  npm.stdout.on('data', (d: Buffer) => (output += d.toString()));
+  npm.stderr.on('data', (d: Buffer) => (output += d.toString()));
+  const exited = new Promise((resolve) => npm.once('exit', resolve));
+  for (let i = 0; i < 1200 && !/storefront: http|^\S.*error|needed/m.test(output) && npm.exitCode === null; i++) await new Promise((r) => setTimeout(r, 100));
+  const stop = async () => {
+    const below = descendants(npm.pid!);
+    if (npm.exitCode === null) npm.kill('SIGTERM');
+    await exited;
+    for (const pid of below.filter(alive)) process.kill(pid, 'SIGKILL');
+  };
+  return { output: () => output, stop };
+}
+
+test('with no setting, beside whatever holds 5173, the shop takes the next free port, its own service a port of its own, and says which', { timeout: 180_000 }, async () => {
+  // Hold 5173 when it is free; when it is not, something else holds it, which is the same case.
+  const blocker = net.createServer();
+  await new Promise<void>((resolve) => blocker.once('error', () => resolve()).listen(5173, '127.0.0.1', () => resolve()));
+  const shop = await runStorefront({});
+  try {
+    const line = /^storefront: http:\/\/127\.0\.0\.1:(\d+) \(5173 is in use; WEB_PORT chooses\)  against its own service on http:\/\/127\.0\.0\.1:(\d+) /m.exec(shop.output());
+    assert.ok(line, shop.output());
+    const [webPort, apiPort] = [Number(line[1]), Number(line[2])];
+    assert.notEqual(webPort, 5173);
+    assert.notEqual(apiPort, 3000, 'not the port npm start takes');
+    const config = (await (await fetch(`http://127.0.0.1:${webPort}/config.json`)).json()) as { storefrontToken: string };
+    assert.match(config.storefrontToken, /^sf_demo_/);
+    const products = await fetch(`http://127.0.0.1:${webPort}/api/v1/products?limit=1`, { headers: { authorization: `Bearer ${config.storefrontToken}` } });
+    assert.equal(products.status, 200, 'the page reaches its service');
+  } finally {
+    await shop.stop();
+    blocker.close();
+  }
+});
+
+test('STOREFRONT_API_URL alone shows the demo store of a running npm start, from the tokens file it keeps', { timeout: 180_000 }, async () => {
+  const copy = copyTemplate();
+  const server = await startServerProcess({ DATA_DIR: copy.dataDir, SEED_DEMO: 'true' });
+  const shop = await runStorefront({ STOREFRONT_API_URL: server.base.replace(/\/api$/, ''), DATA_DIR: copy.dataDir, WEB_PORT: String(await freePort()) });
+  try {
+    const line = /^storefront: (http:\/\/127\.0\.0\.1:\d+)  against the service at (\S+) \(the demo store, its tokens from demo-store\.env\)/m.exec(shop.output());
+    assert.ok(line, shop.output());
+    assert.equal(line[2], server.base.replace(/\/api$/, ''));
+    const kept = /SF=(\S+)/.exec(readFileSync(join(copy.dataDir, 'demo-store.env'), 'utf8'))![1];
+    const config = (await (await fetch(`${line[1]}/config.json`)).json()) as { storefrontToken: string; signIn: boolean };
+    assert.equal(config.storefrontToken, kept);
+    assert.equal(config.signIn, true, 'a server token minted with the demo admin token');
+  } finally {
+    await shop.stop();
+    await server.stop();
+    copy.remove();
+  }
+});

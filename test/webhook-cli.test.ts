@@ -1,15 +1,15 @@
-import { test } from 'node:test';
+import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { copyTemplate, TEST_DATABASE_URL } from './support/database.js';
 import { runCli } from './support/server-process.js';
 
 const copy = TEST_DATABASE_URL ? undefined : copyTemplate();
 const dbEnv: Record<string, string> = copy ? { DATA_DIR: copy.dataDir } : { DATABASE_URL: TEST_DATABASE_URL! };
+after(() => copy?.remove());
 
 const cli = (env: Record<string, string>, ...args: string[]) => runCli({ ...dbEnv, ...env }, ...args);
 
-test('webhook commands manage endpoints like the admin API, with the same SSRF guard', async (t) => {
-  t.after(() => copy?.remove());
+test('webhook commands manage endpoints like the admin API, with the same SSRF guard', async () => {
   const strict = {};
   const dev = { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' };
   const slug = `wh-${Date.now().toString(36)}`;
@@ -43,4 +43,17 @@ test('webhook commands manage endpoints like the admin API, with the same SSRF g
   assert.equal(cli(strict, 'webhook', 'delete', '--store', slug, id).status, 0);
   assert.equal(cli(strict, 'webhook', 'list', '--store', slug).json.total, 0);
   assert.equal(cli(strict, 'webhook', 'delete', '--store', slug, 'not-a-uuid').status, 2);
+});
+
+test('webhook create: "order.*" is answered with the types it stands for, and a host that does not resolve says why', () => {
+  const slug = `dns-${Date.now().toString(36)}`;
+  assert.equal(runCli(dbEnv, 'store', 'create', slug).status, 0);
+  const wildcard = runCli(dbEnv, 'webhook', 'create', '--store', slug, '--url', 'https://203.0.113.9/h', '--events', 'order.*');
+  assert.equal(wildcard.status, 2);
+  assert.match(wildcard.stderr, /"order\.\*" is not an event type: the API takes exact types or "\*" for every type; the order events are order\.created,/);
+
+  const unresolved = runCli(dbEnv, 'webhook', 'create', '--store', slug, '--url', 'https://hooks.example.invalid/hooks', '--events', '*');
+  assert.equal(unresolved.status, 1);
+  assert.match(unresolved.stderr, /does not resolve from this machine \(is there DNS here\?\)/);
+  assert.match(unresolved.stderr, /again before every delivery/);
 });

@@ -20,15 +20,31 @@ export interface OwnService {
   stop: () => Promise<void>;
 }
 
-/** The tokens of the line `npm start` prints for the demo store: `export API=... ADMIN=... SF=...`. */
-function demoTokens(output: string): { admin: string; storefront: string } | undefined {
-  const line = /export API=\S+ ADMIN=(\S+) SF=(\S+)/.exec(output);
-  return line ? { admin: line[1]!, storefront: line[2]! } : undefined;
+/**
+ * The demo store's line, as `npm start` prints it and keeps it in DATA_DIR/demo-store.env:
+ * `export API=http://host:port/api ADMIN=... SF=...`.
+ */
+export function demoTokens(text: string): { apiUrl: string; admin: string; storefront: string } | undefined {
+  const line = /export API=(\S+?)(?:\/api)? ADMIN=(\S+) SF=(\S+)/.exec(text);
+  return line ? { apiUrl: line[1]!, admin: line[2]!, storefront: line[3]! } : undefined;
 }
 
-/** Starts it; an abort of `signal` (a Ctrl-C during the start) stops the service at once. */
+/** A server token for the shop's back end (its demo sign-in), minted with the store's admin token. */
+export async function mintServerToken(apiUrl: string, adminToken: string): Promise<string> {
+  const minted = await fetch(`${apiUrl}/api/v1/admin/tokens`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ kind: 'server' }),
+  });
+  if (minted.status !== 201) throw new Error(`could not mint a server token: ${minted.status} ${await minted.text()}`);
+  return ((await minted.json()) as { secret: string }).secret;
+}
+
+/**
+ * Starts it on `apiPort`, or on a port the system picks when 0 (so that it never clashes with an
+ * `npm start` on 3000); an abort of `signal` (a Ctrl-C during the start) stops it at once.
+ */
 export async function startOwnService(apiPort: number, signal?: AbortSignal): Promise<OwnService> {
-  const apiUrl = `http://127.0.0.1:${apiPort}`;
   const dataDir = mkdtempSync(join(tmpdir(), 'storefront-example-'));
   // Always the embedded database in a fresh directory, whatever the shell points DATABASE_URL at.
   const { DATABASE_URL: _database, STOREFRONT_ROOT_TOKEN: _root, ...env } = process.env;
@@ -58,14 +74,9 @@ export async function startOwnService(apiPort: number, signal?: AbortSignal): Pr
       tokens = demoTokens(output);
     }
     if (!tokens) throw new Error(`the API did not start within 2 minutes:\n${output}`);
-    const minted = await fetch(`${apiUrl}/api/v1/admin/tokens`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${tokens.admin}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ kind: 'server' }),
-    });
-    if (minted.status !== 201) throw new Error(`could not mint a server token: ${minted.status} ${await minted.text()}`);
-    const { secret } = (await minted.json()) as { secret: string };
-    return { apiUrl, storefrontToken: tokens.storefront, adminToken: tokens.admin, serverToken: secret, stop };
+    const apiUrl = tokens.apiUrl;
+    const serverToken = await mintServerToken(apiUrl, tokens.admin);
+    return { apiUrl, storefrontToken: tokens.storefront, adminToken: tokens.admin, serverToken, stop };
   } catch (error) {
     await stop();
     throw error;

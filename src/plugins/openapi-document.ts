@@ -214,3 +214,37 @@ const PROBLEM_COMPONENT: Json = {
     },
   },
 };
+
+/**
+ * The document as the docs page (/api/docs) shows it: one bearer scheme instead of one per kind
+ * of token (so that a token pasted in the wrong box was never sent: 401), so its Authorize dialog has a single box and whatever token a reader has (admin,
+ * server, storefront, customer or root) is sent to every operation; the token itself decides
+ * what it may call, and each operation's description still names the kinds. The typed client and
+ * /api/openapi.json keep the precise schemes.
+ */
+export function docsPageDocument(document: Json): Json {
+  const paths = document.paths as Record<string, Record<string, Json>>;
+  for (const item of Object.values(paths)) {
+    for (const operation of Object.values(item)) {
+      const security = operation.security as unknown[] | undefined;
+      if (!security || security.length === 0) continue;
+      const kinds = security.flatMap((requirement) => Object.keys(requirement as Json)).map((scheme) => KIND_OF_SCHEME.get(scheme) ?? scheme);
+      operation.description = `${String(operation.description ?? '')}\n\nTokens: ${kinds.join(', ')}.`.trim();
+      operation.security = [{ [DOCS_PAGE_SCHEME]: [] }];
+    }
+  }
+  const components = document.components as Json;
+  components.securitySchemes = {
+    [DOCS_PAGE_SCHEME]: {
+      type: 'http',
+      scheme: 'bearer',
+      description:
+        'Any token you have: a store\'s admin (`adm_…`), server (`srv_…`) or storefront (`sf_…`) token, a customer token (`cus_…`), or the root token. ' +
+        '`npm start` keeps the demo store\'s in `data/demo-store.env`. An operation the token may not call answers 403.',
+    },
+  };
+  return document;
+}
+
+export const DOCS_PAGE_SCHEME = 'token';
+const KIND_OF_SCHEME = new Map(Object.entries(SECURITY_SCHEMES).map(([caller, { scheme }]) => [scheme, caller]));

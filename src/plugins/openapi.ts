@@ -3,7 +3,21 @@ import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import { completeDocument, type RouteFacts } from './openapi-document.js';
+import { readFileSync } from 'node:fs';
+import { completeDocument, docsPageDocument, type RouteFacts } from './openapi-document.js';
+
+/** The document's version is the package's: one number to bump. From src/ or from the build's dist/src/. */
+function packageVersion(): string {
+  for (const path of ['../../package.json', '../../../package.json']) {
+    try {
+      return (JSON.parse(readFileSync(new URL(path, import.meta.url), 'utf8')) as { version: string }).version;
+    } catch {
+      // not this one
+    }
+  }
+  throw new Error('package.json not found');
+}
+const version = packageVersion();
 
 export default fp(
   async (app: FastifyInstance) => {
@@ -20,7 +34,7 @@ export default fp(
         openapi: '3.1.0',
         info: {
           title: 'Storefront API',
-          version: '1.0.0',
+          version,
           contact: { name: 'Storefront API maintainers' },
           license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
           description:
@@ -42,7 +56,15 @@ export default fp(
         ],
       },
     });
-    await app.register(swaggerUi, { routePrefix: '/api/docs', staticCSP: true, uiConfig: { deepLinking: true, persistAuthorization: true } });
+    await app.register(swaggerUi, {
+      routePrefix: '/api/docs',
+      staticCSP: true,
+      transformSpecification: (document) => docsPageDocument(document as Record<string, unknown>),
+      // The base layout, without Swagger UI's top bar: its logo is an SVG with a style element, which
+      // the static content security policy refuses (a console error on every load), and its
+      // "explore" box would load any other document into this page.
+      uiConfig: { deepLinking: true, persistAuthorization: true, layout: 'BaseLayout' },
+    });
     app.get('/api/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   },
   { name: 'openapi' },

@@ -6,6 +6,9 @@ import { openDatabase } from '../../src/db/client.js';
 import { migrate } from '../../src/db/migrate.js';
 import { TEST_DATABASE_URL, TEST_PREPARED_STATEMENTS, templateDir } from './database.js';
 
+// npm test's second reporter writes the run's full TAP there.
+mkdirSync('test-results', { recursive: true });
+
 if (TEST_DATABASE_URL) {
   const database = await openDatabase({ url: TEST_DATABASE_URL, poolSize: 1, preparedStatements: TEST_PREPARED_STATEMENTS });
   await database.db.execute(sql`drop schema if exists public cascade`);

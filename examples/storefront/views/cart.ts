@@ -51,7 +51,8 @@ export function linesTable(lines: ProductLine[], editable: boolean, optionNames 
       ? `<input class="input qty" type="number" min="0" value="${l.order.quantity}" data-quantity="${l.id}" aria-label="Quantity of ${escape(productLabel(l))}">`
       : String(l.order.quantity);
     const options = optionsText(l.options, optionNames.get(l.group ?? ''));
-    return `<tr data-line="${l.id}"><td><div class="item">${productImage(l, 'thumb')}<span>${escape(l.name)}${options ? `<span class="options">${escape(options)}</span>` : ''}</span></div></td>
+    // `each`: the unit price under the name, shown only where a phone has no room for its column.
+    return `<tr data-line="${l.id}"><td><div class="item">${productImage(l, 'thumb')}<span>${escape(l.name)}${options ? `<span class="options">${escape(options)}</span>` : ''}<span class="each">${money(l.price)} each</span></span></div></td>
       <td class="num">${money(l.price)}</td><td class="num">${quantity}</td><td class="num">${money(l.order.price)}</td>
       ${editable ? `<td><button class="button secondary small" data-remove="${l.id}">Remove</button></td>` : ''}</tr>`;
   });

@@ -37,14 +37,15 @@ export async function startHold(cart: Cart): Promise<boolean> {
     const seconds = left(until);
     if (seconds > 0) {
       box.dataset.state = 'held';
-      box.innerHTML = `<p>Your items are reserved for you for <strong id="hold-left">${clock(seconds)}</strong>.
+      // The sentence is one flex item: the time and its full stop stay together.
+      box.innerHTML = `<p><span>Your items are reserved for you for <strong id="hold-left">${clock(seconds)}</strong>.</span>
         <button class="button secondary" id="hold-renew" type="button">Keep them longer</button></p>`;
       document.getElementById('hold-renew')!.addEventListener('click', () => void startHold(cart));
       return;
     }
     clearInterval(ticking);
     box.dataset.state = 'lapsed';
-    box.innerHTML = `<p>We could not keep your items any longer: someone else may buy them now.
+    box.innerHTML = `<p><span>We could not keep your items any longer: someone else may buy them now.</span>
       <button class="button secondary" id="hold-again" type="button">Reserve them again</button></p>`;
     document.getElementById('hold-again')!.addEventListener('click', () => void startHold(cart));
   };

@@ -26,7 +26,7 @@ export async function renderOrder(id: string) {
       <div><dt>Total</dt><dd class="price" id="order-total">${money(o.total)}</dd></div></dl>
     ${linesTable(o.products, false, optionNames)}
     ${paymentSection(o)}
-    <p>It ships to ${escape(a.street)} ${escape(a.number)}${a.complement ? `, ${escape(a.complement)}` : ''}, ${escape(a.city)} ${escape(a.state)} ${escape(a.zipcode)}, ${escape(a.country)}.</p>
+    <p id="order-address">It ships to ${escape(a.street)} ${escape(a.number)}${a.complement ? `, ${escape(a.complement)}` : ''}${a.neightborhood ? `, ${escape(a.neightborhood)}` : ''}, ${escape(a.city)} ${escape(a.state)} ${escape(a.zipcode)}, ${escape(a.country)}.</p>
     <div class="actions"><a class="button secondary" href="#/orders">All my orders</a><a class="button primary" href="#/">Keep shopping</a></div></div>`;
 }
 

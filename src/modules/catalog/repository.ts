@@ -136,6 +136,12 @@ export async function findProduct(db: Executor, store: string, id: string): Prom
   return row;
 }
 
+/** The id of a non-deleted product by its slug (the command line names products by slug). */
+export async function findProductIdBySlug(db: Executor, store: string, slug: string): Promise<string | undefined> {
+  const [row] = await queryRows<{ id: string }>(db, sql`select p.id from products p where p.store = ${store} and p.slug = ${slug} and p.deleted_at is null limit 1`);
+  return row?.id;
+}
+
 /** The fields an admin writes (the product field list decides which). */
 export type ProductWrite = UpdateProductBody;
 
