@@ -136,3 +136,17 @@ function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
   });
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
+
+/** Advisory-lock classes (the two-key form), so per-client counts never share a lock with anything else. */
+export const CLIENT_LOCK_CLASS = { holds: 31_001, unpaidOrders: 31_002 } as const;
+
+/**
+ * Takes transaction-level advisory locks on some clients of a store (sorted, so two rounds that
+ * name the same clients cannot deadlock): a per-client count read under it stays true until the
+ * transaction ends, in every process.
+ */
+export async function lockClients(tx: Executor, lockClass: number, store: string, clients: string[]): Promise<void> {
+  for (const client of [...new Set(clients)].sort()) {
+    await tx.execute(sql`select pg_advisory_xact_lock(${lockClass}, hashtext(${`${store}\n${client}`}))`);
+  }
+}

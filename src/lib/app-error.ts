@@ -11,6 +11,7 @@ export const ERROR_STATUS = {
   CART_NOT_PENDING: 409,
   CART_EXPIRED: 409,
   INVALID_TRANSITION: 409,
+  HOLD_LIMIT_REACHED: 409,
   IDEMPOTENCY_KEY_IN_USE: 409,
   PAYLOAD_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,
@@ -21,6 +22,7 @@ export const ERROR_STATUS = {
   COLLECTION_CYCLE: 422,
   WEBHOOK_URL_NOT_ALLOWED: 422,
   DISCOUNT_NOT_APPLICABLE: 422,
+  QUANTITY_LIMIT_EXCEEDED: 422,
   REQUEST_TIMEOUT: 408,
   RATE_LIMITED: 429,
   INTERNAL: 500,
@@ -38,6 +40,7 @@ export const TITLES: Record<ErrorCode, string> = {
   CART_NOT_PENDING: 'The cart is no longer pending',
   CART_EXPIRED: 'The cart has expired',
   INVALID_TRANSITION: 'The status change is not allowed',
+  HOLD_LIMIT_REACHED: 'The checkout hold cannot be renewed any longer',
   IDEMPOTENCY_KEY_IN_USE: 'A request with this Idempotency-Key is still running',
   PAYLOAD_TOO_LARGE: 'The request body is too large',
   UNSUPPORTED_MEDIA_TYPE: 'The request body must be JSON',
@@ -48,6 +51,7 @@ export const TITLES: Record<ErrorCode, string> = {
   COLLECTION_CYCLE: 'The collection hierarchy would contain a cycle',
   WEBHOOK_URL_NOT_ALLOWED: 'The webhook URL is not allowed',
   DISCOUNT_NOT_APPLICABLE: 'The discount code does not apply',
+  QUANTITY_LIMIT_EXCEEDED: 'More units than one order may have',
   REQUEST_TIMEOUT: 'The request did not arrive in time',
   RATE_LIMITED: 'Too many requests',
   INTERNAL: 'Internal error',
@@ -62,6 +66,8 @@ export interface ProblemExtra {
   headers?: Record<string, string>;
   /** Why, for the log only: never in the answer. */
   cause?: string;
+  /** What the log says instead of `detail`, when the detail carries what the caller sent (a discount code). */
+  logDetail?: string;
 }
 
 export class AppError extends Error {

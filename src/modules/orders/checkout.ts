@@ -10,7 +10,7 @@
  * concurrency or the number of processes; a cart becomes at most one order.
  */
 import { randomUUID } from 'node:crypto';
-import type { Executor } from '../../db/client.js';
+import { CLIENT_LOCK_CLASS, lockClients, type Executor } from '../../db/client.js';
 import type { ProductSnapshot } from '../../db/schema.js';
 import { AppError } from '../../lib/app-error.js';
 import type { Outcome } from '../../lib/keyed-batcher.js';
@@ -20,7 +20,7 @@ import { assertCartPending, completeCarts, lockCartsForOrders } from '../carts/i
 import { lockSellableProducts, productFieldsView, recordStockCrossing, takeStock } from '../catalog/index.js';
 import { discountsForRound, countUses } from '../discounts/index.js';
 import { holdsOf } from '../holds/index.js';
-import { DiscountLedger, linePrice, orderRefusalError, StockLedger, sumLines, totals } from '../pricing/index.js';
+import { assertWithinLimits, DiscountLedger, linePrice, orderRefusalError, StockLedger, sumLines, totals } from '../pricing/index.js';
 import { decideOrderDiscount, discountWanted } from './discount.js';
 import * as repo from './repository.js';
 import type { CreateOrderBody, OrderView } from './schemas.js';
@@ -34,6 +34,17 @@ export interface OrderRequest {
   lines: Map<string, number>;
   /** A product-list order's code, as sent (an order from a cart uses the cart's). */
   discountCode: string | null;
+  /** The shopper's email, if the body gave one. */
+  email: string | null;
+  /** Placed with a guest session (its customer id is new with each session). */
+  guest: boolean;
+  /** The client address of a public caller (UNPAID_ORDERS_PER_CLIENT); null for secret tokens. */
+  client: string | null;
+}
+
+/** UNPAID_ORDERS_PER_CLIENT: unpaid orders one client address may have per store; 0 = no limit. */
+export interface OrderPolicy {
+  unpaidPerClient: number;
 }
 
 type Placed = { order: OrderView };
@@ -54,14 +65,22 @@ export function assertOneSource(body: unknown): void {
 }
 
 /** The order a request body asks for (the schema and `assertOneSource` have checked it). */
-export function orderRequestOf(customerId: string, body: CreateOrderBody): OrderRequest {
+export function orderRequestOf(customerId: string, body: CreateOrderBody, caller: { guest: boolean; client: string | null }): OrderRequest {
   const cartId = body.id === undefined ? null : body.id.toLowerCase();
-  return { customerId: customerId.toLowerCase(), addressId: body.address.toLowerCase(), cartId, lines: sumLines(body.products ?? []), discountCode: body.discountCode ?? null };
+  return {
+    customerId: customerId.toLowerCase(), addressId: body.address.toLowerCase(), cartId, lines: sumLines(body.products ?? []), discountCode: body.discountCode ?? null,
+    email: body.email ?? null, ...caller,
+  };
 }
 
 /** Decides and writes one round of a store's orders: one outcome per request, in arrival order. */
-export async function placeOrders(tx: Executor, store: string, jobs: Array<RoundJob<OrderRequest>>): Promise<Array<Outcome<Placed>>> {
+export async function placeOrders(tx: Executor, store: string, jobs: Array<RoundJob<OrderRequest>>, policy: OrderPolicy): Promise<Array<Outcome<Placed>>> {
   const requests = jobs.map((j) => j.job);
+  // What each client address has unpaid, under its advisory lock (first, before any row lock), so the
+  // count holds across processes until the round commits.
+  const counted = policy.unpaidPerClient > 0 ? [...new Set(requests.flatMap((r) => (r.client === null ? [] : [r.client])))] : [];
+  await lockClients(tx, CLIENT_LOCK_CLASS.unpaidOrders, store, counted);
+  const unpaid = await repo.unpaidByClients(tx, store, counted);
   const carts = await lockCartsForOrders(tx, store, [...new Set(requests.flatMap((r) => (r.cartId ? [r.cartId] : [])))]);
   const linesOf = (r: OrderRequest) => (r.cartId ? (carts.get(r.cartId)?.lines ?? new Map<string, number>()) : r.lines);
   // Addresses are never changed through the API and a deleted one stays deleted: no lock needed.
@@ -90,12 +109,16 @@ export async function placeOrders(tx: Executor, store: string, jobs: Array<Round
         throw new AppError('ADDRESS_NOT_FOUND', `address ${request.addressId} is not an address of customer ${request.customerId}`);
       }
       const wanted = linesOf(request);
+      assertWithinLimits(products, wanted);
+      const client = counted.length > 0 ? request.client : null;
+      if (client !== null && (unpaid.get(client) ?? 0) >= policy.unpaidPerClient) throw tooManyUnpaid(policy.unpaidPerClient);
       // Decided before the stock is taken (and taken only after the stock can be had): a refused order takes nothing.
       const discount = decideOrderDiscount(request, request.cartId ? (carts.get(request.cartId)?.discountId ?? null) : null, discounts, usage, stock, products, wanted, now);
       const refusals = stock.take(wanted, request.cartId);
       if (refusals.length > 0) throw orderRefusalError(refusals);
       if (request.cartId) ordered.add(request.cartId);
-      if (discount) usage.use(discount.rule, request.customerId);
+      if (discount) usage.use(discount.rule, request);
+      if (client !== null) unpaid.set(client, (unpaid.get(client) ?? 0) + 1);
       const id = randomUUID();
       const snapshots = [...wanted.keys()].sort().map((productId) => {
         const quantity = wanted.get(productId)!;
@@ -105,8 +128,8 @@ export async function placeOrders(tx: Executor, store: string, jobs: Array<Round
       });
       const sum = totals(snapshots.map((s) => ({ unit: s.product, quantity: s.quantity })));
       const kept = { discountId: discount?.rule.id ?? null, discount: discount?.applied ?? null, discountTotal: discount?.applied.amount ?? 0 };
-      const row = { id, store, customerId: request.customerId, addressId: address.id, status: 'CREATED' as const, ...sum, ...kept, createdAt: now, updatedAt: null, deletedAt: null };
-      orders.push({ id, customerId: row.customerId, addressId: row.addressId, cartId: request.cartId, price: sum.price, originalPrice: sum.originalPrice, ...kept, createdAt: now });
+      const row = { id, store, customerId: request.customerId, addressId: address.id, status: 'CREATED' as const, ...sum, ...kept, email: request.email, createdAt: now, updatedAt: null, deletedAt: null };
+      orders.push({ id, customerId: row.customerId, addressId: row.addressId, cartId: request.cartId, price: sum.price, originalPrice: sum.originalPrice, ...kept, email: request.email, clientAddress: request.client, createdAt: now });
       lines.push(...snapshots);
       const view = orderView(row, snapshots, address);
       placed.push({ view, job });
@@ -130,4 +153,14 @@ export async function placeOrders(tx: Executor, store: string, jobs: Array<Round
     for (const line of view.products) if (line.quantity === 0) await recordStockCrossing(tx, record, store, line.id, line.order.quantity, 0);
   }
   return outcomes;
+}
+
+/**
+ * 429 for a client address with as many unpaid orders as it may have. When one is paid or cancelled
+ * (or the store's unpaid-order timeout cancels it) the place is free again; a minute is a fair retry.
+ */
+function tooManyUnpaid(limit: number): AppError {
+  return new AppError('RATE_LIMITED', `this client already has ${limit} unpaid orders in this store, the most it may; pay or cancel one first`, {
+    headers: { 'retry-after': '60' },
+  });
 }

@@ -16,6 +16,7 @@ export interface OrderRow {
   discountId: string | null;
   discount: DiscountSnapshot | null;
   discountTotal: number;
+  email: string | null;
   createdAt: Date;
   updatedAt: Date | null;
   deletedAt: Date | null;
@@ -30,7 +31,7 @@ export interface OrderLineRow {
 
 const orderColumns = sql.raw(
   `id, store, customer_id as "customerId", address_id as "addressId", status, price, original_price as "originalPrice", ` +
-    `discount_id as "discountId", discount, discount_total as "discountTotal", ` +
+    `discount_id as "discountId", discount, discount_total as "discountTotal", email, ` +
     `created_at as "createdAt", updated_at as "updatedAt", deleted_at as "deletedAt"`,
 );
 
@@ -40,20 +41,35 @@ export async function insertOrders(
   store: string,
   orders: Array<{
     id: string; customerId: string; addressId: string; cartId: string | null; price: number; originalPrice: number | null;
-    discountId: string | null; discount: DiscountSnapshot | null; discountTotal: number; createdAt: Date;
+    discountId: string | null; discount: DiscountSnapshot | null; discountTotal: number; email: string | null; clientAddress: string | null; createdAt: Date;
   }>,
   lines: Array<{ orderId: string; quantity: number; unitPrice: number; linePrice: number; product: ProductSnapshot }>,
 ): Promise<void> {
   await tx.execute(
     sql`with new_orders as (
-          insert into orders (store, id, customer_id, address_id, cart_id, price, original_price, discount_id, discount, discount_total, created_at)
+          insert into orders (store, id, customer_id, address_id, cart_id, price, original_price, discount_id, discount, discount_total, email, client_address, created_at)
           select ${store}, o.* from jsonb_to_recordset(${jsonb(orders.map((o) => ({ ...o, createdAt: toIso(o.createdAt) })))})
             as o(id uuid, "customerId" uuid, "addressId" uuid, "cartId" uuid, price bigint, "originalPrice" bigint,
-                 "discountId" uuid, discount jsonb, "discountTotal" bigint, "createdAt" timestamptz))
+                 "discountId" uuid, discount jsonb, "discountTotal" bigint, email text, "clientAddress" text, "createdAt" timestamptz))
         insert into order_lines (store, order_id, product_id, quantity, unit_price, line_price, product)
         select ${store}, l."orderId", (l.product->>'id')::uuid, l.quantity, l."unitPrice", l."linePrice", l.product
         from jsonb_to_recordset(${jsonb(lines)}) as l("orderId" uuid, quantity int, "unitPrice" int, "linePrice" bigint, product jsonb)`,
   );
+}
+
+/**
+ * The unpaid (CREATED) orders each of some client addresses placed with public credentials, and
+ * when the oldest was placed (UNPAID_ORDERS_PER_CLIENT). Counted by status, so a payment or a
+ * cancellation frees the place by itself; read under the clients' advisory locks.
+ */
+export async function unpaidByClients(db: Executor, store: string, clients: string[]): Promise<Map<string, number>> {
+  if (clients.length === 0) return new Map();
+  const rows = await queryRows<{ client: string; n: number }>(
+    db,
+    sql`select client_address as client, count(*)::int as n from orders
+        where store = ${store} and client_address in (${valueList(clients)}) and status = 'CREATED' and deleted_at is null group by client_address`,
+  );
+  return new Map(rows.map((r) => [r.client, r.n]));
 }
 
 export interface OrderFilter {

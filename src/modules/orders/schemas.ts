@@ -10,9 +10,10 @@ export const OrderStatus = StringEnum(['CREATED', 'PAID', 'FULFILLED', 'CANCELLE
 export type OrderStatus = Static<typeof OrderStatus>;
 
 const OrderAddress = Uuid('an address id of this customer');
+const OrderEmail = Type.String({ format: 'email', maxLength: 254, description: "the shopper's email; an order of a guest session needs it for a once-per-customer code", examples: ['ana@example.com'] });
 
 export const OrderFromCart = named('OrderFromCart', Type.Object(
-  { id: Uuid('a PENDING cart to order'), address: OrderAddress },
+  { id: Uuid('a PENDING cart to order'), address: OrderAddress, email: Type.Optional(OrderEmail) },
   { additionalProperties: false, description: 'an order of the lines of a PENDING cart' },
 ));
 
@@ -21,12 +22,13 @@ export const OrderFromProducts = named('OrderFromProducts', Type.Object(
     address: OrderAddress,
     products: Type.Array(LineRequest, { minItems: 1, maxItems: 100, description: '1..100 lines, repeated ids summed' }),
     discountCode: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'a discount code, any case (an order from a cart uses the cart\'s code)', examples: ['WELCOME10'] })),
+    email: Type.Optional(OrderEmail),
   },
   { additionalProperties: false, description: 'an order of a list of products' },
 ));
 
 /** Exactly one of a cart (`id`) and a product list (`products`); service code reads it flat. */
-export type CreateOrderBody = { id?: string; address: string; products?: LineRequest[]; discountCode?: string };
+export type CreateOrderBody = { id?: string; address: string; products?: LineRequest[]; discountCode?: string; email?: string };
 export const CreateOrderBody = Type.Unsafe<CreateOrderBody>({
   title: 'CreateOrderBody',
   description: 'from a PENDING cart (`id`) or from a product list (`products`): exactly one of them',
@@ -41,6 +43,7 @@ export const Order = named('Order', Type.Object({
   price: Type.Integer({ description: "sum of the lines' order.price" }),
   originalPrice: Nullable('integer'),
   ...discountFields,
+  email: Nullable('string', { description: "the shopper's email, when the order gave one" }),
   status: OrderStatus,
   createdAt: Timestamp(),
   updatedAt: NullableTimestamp(),

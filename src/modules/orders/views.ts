@@ -15,11 +15,13 @@ export function orderView(order: OrderRow, lines: OrderLineRow[], address: Addre
     originalPrice: order.originalPrice === null ? null : Number(order.originalPrice),
     // As placed: the discount was priced when the order was made and is kept with it.
     ...discountTotals(Number(order.price), order.discount ?? null),
+    email: order.email,
     status: order.status,
     createdAt: toIso(order.createdAt),
     updatedAt: toIsoOrNull(order.updatedAt),
     deletedAt: toIsoOrNull(order.deletedAt),
-    products: lines.map((line) => ({ ...line.product, order: { quantity: line.quantity, price: Number(line.linePrice) } })),
+    // Orders placed before products had `maxPerOrder` kept no such field: null, as it was then.
+    products: lines.map((line) => ({ ...line.product, maxPerOrder: line.product.maxPerOrder ?? null, order: { quantity: line.quantity, price: Number(line.linePrice) } })),
     address: addressView(address),
   };
 }
