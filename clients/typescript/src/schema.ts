@@ -343,7 +343,7 @@ export interface paths {
         put?: never;
         /**
          * Create a cart
-         * @description Adds each requested product that is visible and in stock (repeated ids summed); the others are listed in `warnings`. None available: 422 PRODUCT_UNAVAILABLE.
+         * @description Adds each requested product that is visible and in stock (repeated ids summed); the others are listed in `warnings`. None available: 422 PRODUCT_UNAVAILABLE. A line over its product's `maxPerOrder` (or over 100000 units after summing) refuses the request: 422 QUANTITY_LIMIT_EXCEEDED.
          */
         post: operations["createCart"];
         delete?: never;
@@ -451,7 +451,7 @@ export interface paths {
         put?: never;
         /**
          * Hold a cart's stock for checkout
-         * @description Holds every line of a PENDING cart for CART_HOLD_SECONDS, all or nothing: nobody else can order or hold those units until `heldUntil`. Holding a held cart checks and renews it. 422 with one `errors` entry per product that cannot be held; nothing is held then.
+         * @description Holds every line of a PENDING cart for CART_HOLD_SECONDS, all or nothing: nobody else can order or hold those units until `heldUntil`. Holding a held cart checks and renews it, up to CART_HOLD_MAX_SECONDS after it was first taken (then 409 HOLD_LIMIT_REACHED). One client address keeps at most HOLDS_PER_CLIENT held carts of a store (429 RATE_LIMITED with Retry-After). 422 with one `errors` entry per product that cannot be held (or is over its `maxPerOrder`: QUANTITY_LIMIT_EXCEEDED); nothing is held then.
          */
         post: operations["holdCart"];
         /**
@@ -503,7 +503,7 @@ export interface paths {
         put?: never;
         /**
          * Place an order
-         * @description From exactly one of a PENDING cart (`id`) or a product list (`products`), to an address of the customer. All or nothing: every line visible and in stock, or 422 with one `errors` entry per failing product. A product-list order may take `discountCode`; an order from a cart uses the cart's code. A code that does not apply is 422 DISCOUNT_NOT_APPLICABLE with `reason`.
+         * @description From exactly one of a PENDING cart (`id`) or a product list (`products`), to an address of the customer. All or nothing: every line visible and in stock, or 422 with one `errors` entry per failing product. A product-list order may take `discountCode`; an order from a cart uses the cart's code. A code that does not apply is 422 DISCOUNT_NOT_APPLICABLE with `reason`. A line over its product's `maxPerOrder` (or 100000) is 422 QUANTITY_LIMIT_EXCEEDED. One client address may have at most UNPAID_ORDERS_PER_CLIENT unpaid orders placed with public credentials (429 RATE_LIMITED).
          */
         post: operations["placeOrder"];
         delete?: never;
@@ -1069,6 +1069,11 @@ export interface components {
              * @example 12
              */
             quantity: number;
+            /**
+             * @description most units of it one cart line, hold or order line may have; null: no limit of its own (lines are at most 100000)
+             * @example null
+             */
+            maxPerOrder: number | null;
             /** @example LS-001 */
             sku: string;
             /**
@@ -1364,6 +1369,7 @@ export interface components {
             price: number;
             originalPrice?: number | null;
             quantity: number;
+            maxPerOrder?: number | null;
             sku: string;
             group?: string | null;
             /**
@@ -1647,6 +1653,8 @@ export interface components {
             discountTotal: number;
             /** @description price - discountTotal */
             total: number;
+            /** @description the shopper's email, when the order gave one */
+            email: string | null;
             /**
              * @description CREATED -> PAID -> FULFILLED; CREATED or PAID -> CANCELLED
              * @enum {string}
@@ -1691,6 +1699,12 @@ export interface components {
              * @example 0b6f3f0e-8a5c-4b9e-9a55-6a4c1f2d3e4f
              */
             address: string;
+            /**
+             * Format: email
+             * @description the shopper's email; an order of a guest session needs it for a once-per-customer code
+             * @example ana@example.com
+             */
+            email?: string;
         };
         /**
          * OrderFromProducts
@@ -1709,6 +1723,12 @@ export interface components {
              * @example WELCOME10
              */
             discountCode?: string;
+            /**
+             * Format: email
+             * @description the shopper's email; an order of a guest session needs it for a once-per-customer code
+             * @example ana@example.com
+             */
+            email?: string;
         };
         /** OrderList */
         OrderList: {
@@ -1789,6 +1809,11 @@ export interface components {
              * @example 12
              */
             quantity: number;
+            /**
+             * @description most units of it one cart line, hold or order line may have; null: no limit of its own (lines are at most 100000)
+             * @example null
+             */
+            maxPerOrder: number | null;
             /** @example LS-001 */
             sku: string;
             /**
@@ -1917,6 +1942,11 @@ export interface components {
              * @example 12
              */
             quantity: number;
+            /**
+             * @description most units of it one cart line, hold or order line may have; null: no limit of its own (lines are at most 100000)
+             * @example null
+             */
+            maxPerOrder: number | null;
             /** @example LS-001 */
             sku: string;
             /**
@@ -2109,6 +2139,7 @@ export interface components {
             price?: number;
             originalPrice?: number | null;
             quantity?: number;
+            maxPerOrder?: number | null;
             sku?: string;
             group?: string | null;
             /**
@@ -5540,7 +5571,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unprocessable Content: PRODUCT_UNAVAILABLE or IDEMPOTENCY_KEY_REUSED */
+            /** @description Unprocessable Content: PRODUCT_UNAVAILABLE or QUANTITY_LIMIT_EXCEEDED or IDEMPOTENCY_KEY_REUSED */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -5552,7 +5583,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "PRODUCT_UNAVAILABLE" | "IDEMPOTENCY_KEY_REUSED";
+                        code?: "PRODUCT_UNAVAILABLE" | "QUANTITY_LIMIT_EXCEEDED" | "IDEMPOTENCY_KEY_REUSED";
                     };
                 };
             };
@@ -5890,7 +5921,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unprocessable Content: INSUFFICIENT_STOCK or PRODUCT_UNAVAILABLE */
+            /** @description Unprocessable Content: INSUFFICIENT_STOCK or PRODUCT_UNAVAILABLE or QUANTITY_LIMIT_EXCEEDED */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -5902,7 +5933,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "INSUFFICIENT_STOCK" | "PRODUCT_UNAVAILABLE";
+                        code?: "INSUFFICIENT_STOCK" | "PRODUCT_UNAVAILABLE" | "QUANTITY_LIMIT_EXCEEDED";
                     };
                 };
             };
@@ -6068,7 +6099,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unprocessable Content: INSUFFICIENT_STOCK or PRODUCT_UNAVAILABLE */
+            /** @description Unprocessable Content: INSUFFICIENT_STOCK or PRODUCT_UNAVAILABLE or QUANTITY_LIMIT_EXCEEDED */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -6080,7 +6111,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "INSUFFICIENT_STOCK" | "PRODUCT_UNAVAILABLE";
+                        code?: "INSUFFICIENT_STOCK" | "PRODUCT_UNAVAILABLE" | "QUANTITY_LIMIT_EXCEEDED";
                     };
                 };
             };
@@ -6282,7 +6313,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unprocessable Content: INSUFFICIENT_STOCK or PRODUCT_UNAVAILABLE */
+            /** @description Unprocessable Content: INSUFFICIENT_STOCK or PRODUCT_UNAVAILABLE or QUANTITY_LIMIT_EXCEEDED */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -6294,7 +6325,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "INSUFFICIENT_STOCK" | "PRODUCT_UNAVAILABLE";
+                        code?: "INSUFFICIENT_STOCK" | "PRODUCT_UNAVAILABLE" | "QUANTITY_LIMIT_EXCEEDED";
                     };
                 };
             };
@@ -6805,7 +6836,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Conflict: CART_EXPIRED or CART_NOT_PENDING */
+            /** @description Conflict: CART_EXPIRED or CART_NOT_PENDING or HOLD_LIMIT_REACHED */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -6817,7 +6848,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "CART_EXPIRED" | "CART_NOT_PENDING";
+                        code?: "CART_EXPIRED" | "CART_NOT_PENDING" | "HOLD_LIMIT_REACHED";
                     };
                 };
             };
@@ -6853,7 +6884,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unprocessable Content: INSUFFICIENT_STOCK or PRODUCT_UNAVAILABLE */
+            /** @description Unprocessable Content: INSUFFICIENT_STOCK or PRODUCT_UNAVAILABLE or QUANTITY_LIMIT_EXCEEDED */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -6865,7 +6896,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "INSUFFICIENT_STOCK" | "PRODUCT_UNAVAILABLE";
+                        code?: "INSUFFICIENT_STOCK" | "PRODUCT_UNAVAILABLE" | "QUANTITY_LIMIT_EXCEEDED";
                     };
                 };
             };
@@ -7681,7 +7712,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unprocessable Content: ADDRESS_NOT_FOUND or INSUFFICIENT_STOCK or PRODUCT_UNAVAILABLE or DISCOUNT_NOT_APPLICABLE or IDEMPOTENCY_KEY_REUSED */
+            /** @description Unprocessable Content: ADDRESS_NOT_FOUND or INSUFFICIENT_STOCK or PRODUCT_UNAVAILABLE or QUANTITY_LIMIT_EXCEEDED or DISCOUNT_NOT_APPLICABLE or IDEMPOTENCY_KEY_REUSED */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -7693,7 +7724,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "ADDRESS_NOT_FOUND" | "INSUFFICIENT_STOCK" | "PRODUCT_UNAVAILABLE" | "DISCOUNT_NOT_APPLICABLE" | "IDEMPOTENCY_KEY_REUSED";
+                        code?: "ADDRESS_NOT_FOUND" | "INSUFFICIENT_STOCK" | "PRODUCT_UNAVAILABLE" | "QUANTITY_LIMIT_EXCEEDED" | "DISCOUNT_NOT_APPLICABLE" | "IDEMPOTENCY_KEY_REUSED";
                     };
                 };
             };
