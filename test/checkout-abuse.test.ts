@@ -168,8 +168,17 @@ test('UNPAID_ORDERS_PER_CLIENT: 10 guest sessions of one client race to order; 3
   // Cancelled (or, with payments, paid): the place is free again, counted from the orders' status.
   const cancel = await t.request('PATCH', `/api/v1/admin/orders/${placed[0]!.json.order.id}`, { token: s.admin, body: { status: 'CANCELLED' } });
   assert.equal(cancel.status, 200, cancel.text);
-  assert.equal((await order(guests[9]!, attacker, { products: [{ id: p.id, quantity: 1 }] })).status, 201);
-  assertProblem(await order(guests[8]!, attacker, { products: [{ id: p.id, quantity: 1 }] }), 429, 'RATE_LIMITED');
+  const refilled = await order(guests[9]!, attacker, { products: [{ id: p.id, quantity: 1 }] });
+  assert.equal(refilled.status, 201, refilled.text);
+  // A 429 is not an Idempotency-Key's answer: once a place is free, the same key places the order.
+  const keyed = () => t.request('POST', `/api/v1/${guests[8]!.customerId}/orders`, {
+    token: guests[8]!.token, body: { address: guests[8]!.addressId, products: [{ id: p.id, quantity: 1 }] }, headers: { ...from(attacker), 'idempotency-key': 'unpaid-retry' },
+  });
+  assertProblem(await keyed(), 429, 'RATE_LIMITED');
+  await t.request('PATCH', `/api/v1/admin/orders/${refilled.json.order.id}`, { token: s.admin, body: { status: 'CANCELLED' } });
+  const retried = await keyed();
+  assert.equal(retried.status, 201, retried.text);
+  assert.equal(retried.headers['idempotent-replayed'], undefined);
   // Another client, and the shop's back end for this client's customers, are not refused.
   assert.equal((await order(await guest(s, '198.51.100.31'), '198.51.100.31', { products: [{ id: p.id, quantity: 1 }] })).status, 201);
   const g = guests[7]!;

@@ -77,7 +77,7 @@ export async function holdCarts(tx: Executor, store: string, requests: HoldReque
       const refusals = locked.lines.flatMap((l) => stock.refusal(l.productId, l.quantity, cartId) ?? []);
       if (refusals.length > 0) throw orderRefusalError(refusals);
       stock.hold(cartId, new Map(locked.lines.map((l) => [l.productId, l.quantity])));
-      for (const carts of heldBy.values()) carts.delete(cartId);
+      for (const theirs of heldBy.values()) theirs.delete(cartId);
       mine?.set(cartId, until);
       held.set(cartId, { lines: locked.lines, until, startedAt, client });
       const expiresAt = asDate(locked.cart.expiresAt).getTime() > until.getTime() ? locked.cart.expiresAt : until;
