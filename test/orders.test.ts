@@ -17,7 +17,7 @@ test('an order from a product list takes the stock and answers the order with li
   const r = await placeOrder(t, s, customer, { address: address.id, products: [{ id: a.id, quantity: 2 }, { id: b.id, quantity: 3 }] });
   assert.equal(r.status, 201, r.text);
   const order = r.json.order;
-  assert.deepEqual(Object.keys(order).sort(), ['address', 'addressId', 'createdAt', 'customerId', 'deletedAt', 'discount', 'discountTotal', 'id', 'originalPrice', 'price', 'products', 'status', 'store', 'total', 'updatedAt']);
+  assert.deepEqual(Object.keys(order).sort(), ['address', 'addressId', 'createdAt', 'customerId', 'deletedAt', 'discount', 'discountTotal', 'email', 'id', 'originalPrice', 'price', 'products', 'status', 'store', 'total', 'updatedAt']);
   assert.equal(order.status, 'CREATED');
   assert.equal(order.customerId, customer);
   assert.equal(order.addressId, address.id);
