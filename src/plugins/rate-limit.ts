@@ -157,8 +157,9 @@ export const routeLimits = fp(
       // A code refused on a request that did not count it up front (an order from a cart with a code).
       else if (refusedCode && attempts > 0 && store !== undefined) await options.limiter.attempt(`discount:${store}:${request.ip}`, attempts, 'discount codes that do not apply').catch(() => {});
     });
-    app.addHook('onResponse', async (request, reply) => {
-      if (request.discountAttempt && reply.statusCode !== 429) await options.limiter.giveBack(request.discountAttempt.key, request.discountAttempt.window);
+    app.addHook('onResponse', async (request) => {
+      // Still set: the code was not refused (it applied, or the request failed for another reason).
+      if (request.discountAttempt) await options.limiter.giveBack(request.discountAttempt.key, request.discountAttempt.window);
     });
     app.addHook('preHandler', async (request, reply) => {
       const extra = request.routeOptions.config.extraLimit;
