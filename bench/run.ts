@@ -403,7 +403,7 @@ async function benchSize(products: number): Promise<{ rows: Row[]; peakRss: numb
   const base = `http://127.0.0.1:${port}`;
   const serverEnv = {
     ...env, PORT: String(port), HOST: '127.0.0.1', WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', SEED_DEMO: 'false', LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE: '0', CLIENT_RATE_LIMIT_PER_MINUTE: '0',
-    ORDER_RATE_LIMIT_PER_MINUTE: '0', MAINTENANCE_INTERVAL_SECONDS: '0', PAYMENT_JOB_INTERVAL_SECONDS: '0', SECRETS_KEY: BENCH_SECRETS_KEY, DB_POOL_SIZE: String(POOL), ...(CACHE_OFF ? { CATALOG_CACHE_ENTRIES: '0' } : {}),
+    ORDER_RATE_LIMIT_PER_MINUTE: '0', HOLDS_PER_CLIENT: '0', UNPAID_ORDERS_PER_CLIENT: '0', DISCOUNT_ATTEMPTS_PER_MINUTE: '0', MAINTENANCE_INTERVAL_SECONDS: '0', PAYMENT_JOB_INTERVAL_SECONDS: '0', SECRETS_KEY: BENCH_SECRETS_KEY, DB_POOL_SIZE: String(POOL), ...(CACHE_OFF ? { CATALOG_CACHE_ENTRIES: '0' } : {}),
   };
   const server = await startProcess(SERVE_ARGS, serverEnv, async () => (await fetch(`${base}/api/ready`)).ok);
   const rows: Row[] = [];

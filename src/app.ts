@@ -134,6 +134,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     clientPerMinute: options.config.clientRateLimitPerMinute,
     ordersPerMinute: options.config.orderRateLimitPerMinute,
     guestSessionsPerMinute: options.config.guestSessionsPerMinute,
+    discountAttemptsPerMinute: options.config.discountAttemptsPerMinute,
   };
   const identityProviders = new IdentityProviders({
     timeoutMs: JWKS_FETCH_TIMEOUT_MS,

@@ -22,6 +22,8 @@ import { demoTokensPath, shownPath } from './seed/demo-tokens.js';
 import type { DatabaseHandle } from './db/client.js';
 import { ConfigError, loadConfig } from './plugins/config.js';
 import { AppError } from './plugins/errors.js';
+import { bodyValidator } from './plugins/validation.js';
+import { postgresErrorCode } from './db/errors.js';
 import * as stores from './modules/stores/index.js';
 import { ISSUABLE_TOKEN_KINDS, listStoreSlugs, type IssuableTokenKind } from './modules/stores/index.js';
 import { WEBHOOK_USAGE, webhookCommand } from './modules/webhooks/cli.js';
@@ -149,17 +151,25 @@ function parse(argv: string[]): Command {
     return async (d) => shipping.listShippingOptions(d.db, await slug(d), { limit: 250 });
   }
   if (noun === 'discount' && verb === 'create' && arg && positionals.length === 3) {
+    // Any integer: the API's schema below judges the bounds, as POST /v1/admin/discounts would.
+    const int = (name: string, text: string | undefined) => {
+      if (text === undefined) return undefined;
+      if (!/^-?\d+$/.test(text)) throw new UsageError(`--${name} must be an integer`);
+      return Number(text);
+    };
     const when = (name: string, text: string | undefined) => {
       if (text !== undefined && Number.isNaN(Date.parse(text))) throw new UsageError(`--${name} must be an ISO 8601 timestamp`);
       return text === undefined ? undefined : new Date(text).toISOString();
     };
-    if (!/^[A-Za-z0-9_-]{3,40}$/.test(arg)) throw new UsageError('the code must be 3..40 letters, digits, _ or -');
-    if (values.type !== 'percentage' && values.type !== 'fixed') throw new UsageError('--type must be percentage or fixed');
-    const body = {
-      code: arg, type: values.type as 'percentage' | 'fixed', value: int('value', values.value, 1) ?? usageError('--value is required'),
-      minSubtotal: int('min-subtotal', values['min-subtotal'], 0), usageLimit: int('usage-limit', values['usage-limit'], 1),
+    const given = {
+      code: arg, type: values.type ?? usageError('--type is required'), value: int('value', values.value) ?? usageError('--value is required'),
+      minSubtotal: int('min-subtotal', values['min-subtotal']), usageLimit: int('usage-limit', values['usage-limit']),
       oncePerCustomer: values['once-per-customer'], startsAt: when('starts-at', values['starts-at']), endsAt: when('ends-at', values['ends-at']),
     };
+    // The API's own schema judges the body (bounds, the code's pattern), as POST /v1/admin/discounts would.
+    const body = Object.fromEntries(Object.entries(given).filter(([, v]) => v !== undefined)) as unknown as discounts.CreateDiscountBody;
+    const problems = validateDiscount(body);
+    if (problems.length > 0) throw new UsageError(problems.map((p) => `${p.field.replace(/^body\/?/, '') || 'body'} ${p.message}`).join('; '));
     const slug = store();
     return async (d) => {
       const target = await slug(d);
@@ -195,6 +205,20 @@ function besideARunningServer(dataDir: string): string {
   return `${tokens}stop the server (Ctrl-C) and run this command again; to run both at once, use a PostgreSQL server (DATABASE_URL).`;
 }
 
+const validateDiscount = bodyValidator(discounts.CreateDiscountBody);
+
+/**
+ * What a failure says: a refusal's detail, or for a database error only its SQLSTATE, never the
+ * statement or its parameters (they may carry a customer's data or a secret).
+ */
+function failureMessage(error: unknown): string {
+  if (error instanceof AppError) return error.detail;
+  const code = postgresErrorCode(error);
+  if (code !== undefined) return `the database refused the command (SQLSTATE ${code})`;
+  const message = error instanceof Error ? error.message : String(error);
+  return /Failed query|params:/i.test(message) ? 'the database command failed' : message;
+}
+
 async function main(): Promise<number> {
   let command: Command;
   try {
@@ -222,8 +246,7 @@ async function main(): Promise<number> {
       console.error(`error: ${error.message}\n${besideARunningServer(loadConfig().dataDir)}`);
       return 1;
     }
-    const message = error instanceof AppError ? error.detail : error instanceof Error ? error.message : String(error);
-    console.error(error instanceof ConfigError ? message : `error: ${message}`);
+    console.error(error instanceof ConfigError ? error.message : `error: ${failureMessage(error)}`);
     return 1;
   } finally {
     await database?.close();

@@ -182,5 +182,5 @@ test('X-Forwarded-For is ignored without TRUST_PROXY and honoured from a trusted
   assert.equal(await clientAddressSeen(proxies, '192.168.1.1', '198.51.100.1, 203.0.113.7'), '203.0.113.7', 'the nearest untrusted address');
   assert.equal(await clientAddressSeen(proxies, '198.51.100.9', '203.0.113.7'), '198.51.100.9', 'from anyone else: ignored');
   assert.equal(await clientAddressSeen({ TRUST_PROXY: '1' }, '198.51.100.9', '198.51.100.1, 203.0.113.7'), '203.0.113.7', 'a hop count');
-  assert.equal(await clientAddressSeen({ TRUST_PROXY: 'true' }, '198.51.100.9', '198.51.100.1, 203.0.113.7'), '198.51.100.1', 'true: the first address');
+  // TRUST_PROXY=true (any client names its own address) stops the start: test/config.test.ts and test/checkout-abuse.test.ts.
 });

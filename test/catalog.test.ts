@@ -5,7 +5,7 @@ import { addToCollection, assertProblem, createCollection, createProduct, create
 import { createAddress, placeOrder } from './support/shop.js';
 
 const t = await startTestApp();
-const PRODUCT_KEYS = ['_count', 'createdAt', 'deletedAt', 'description', 'group', 'id', 'images', 'name', 'options', 'originalPrice', 'price', 'quantity', 'sku', 'slug', 'status', 'store', 'taxCategory', 'updatedAt'];
+const PRODUCT_KEYS = ['_count', 'createdAt', 'deletedAt', 'description', 'group', 'id', 'images', 'maxPerOrder', 'name', 'options', 'originalPrice', 'price', 'quantity', 'sku', 'slug', 'status', 'store', 'taxCategory', 'updatedAt'];
 const COLLECTION_KEYS = ['_count', 'createdAt', 'deletedAt', 'description', 'id', 'name', 'slug', 'store', 'updatedAt'];
 
 const list = async (s: TestStore, query = '') => (await t.request('GET', `/api/v1/products${query}`, { token: s.storefront })).json;

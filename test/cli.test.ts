@@ -43,6 +43,23 @@ test('store create prints the store and its tokens as JSON; the tokens work on t
   const discounts = cli('discount', 'list', '--store', slug);
   assert.equal(discounts.status, 0, discounts.stderr);
   assert.deepEqual(discounts.json.discounts.map((d: { code: string }) => d.code), ['WELCOME10']);
+  // The API's own schema judges the body: its bounds and pattern, with exit 2 naming the field.
+  for (const [args, field] of [
+    [['BIGVALUE', '--type', 'fixed', '--value', '2000000000'], /value/],
+    [['BIGSUB', '--type', 'fixed', '--value', '1', '--min-subtotal', '10000000000000'], /minSubtotal/],
+    [['BADLIMIT', '--type', 'fixed', '--value', '1', '--usage-limit', '0'], /usageLimit/],
+    [['bad code!', '--type', 'fixed', '--value', '1'], /code/],
+    [['NOTYPE', '--type', 'bogus', '--value', '1'], /type/],
+  ] as const) {
+    const refused = cli('discount', 'create', '--store', slug, ...args);
+    assert.equal(refused.status, 2, `${args.join(' ')}: ${refused.stderr}`);
+    assert.match(refused.stderr, field);
+  }
+  // A database error says its SQLSTATE, never the statement or its parameters.
+  const failed = cli('discount', 'create', '--store', 'no-such-store', 'SECRETCODE1', '--type', 'fixed', '--value', '1');
+  assert.equal(failed.status, 1, failed.stderr);
+  assert.doesNotMatch(failed.stderr, /insert|select|params|SECRETCODE1/i, failed.stderr);
+  assert.match(failed.stderr, /SQLSTATE|no-such-store|not found/);
 
   const rate = cli('tax-rate', 'create', '--store', slug, 'us', '--region', 'TX', '--rate', '825', '--name', 'Sales tax');
   assert.equal(rate.status, 0, rate.stderr);

@@ -80,9 +80,14 @@ test('STOREFRONT_ROOT_TOKEN: at least 32 characters, not one repeated character,
   assert.equal(problemOf('q3V0n7r1e+Zk9GmYp2sXw8bTfLcHdJ4u/A5oNiR6e1E='), undefined, 'a token from openssl rand -base64 32');
 });
 
-test('TRUST_PROXY: true, a hop count, or a list of proxy addresses and CIDRs', () => {
+test('TRUST_PROXY: false, a hop count, or a list of proxy addresses and CIDRs; true (every hop) stops the start', () => {
   assert.equal(loadConfig({}).trustProxy, false);
-  assert.equal(loadConfig({ TRUST_PROXY: 'true' }).trustProxy, true);
+  assert.equal(loadConfig({ TRUST_PROXY: 'false' }).trustProxy, false);
+  assert.throws(
+    () => loadConfig({ TRUST_PROXY: 'true' }),
+    (error: unknown) => error instanceof ConfigError && /TRUST_PROXY=true/.test(error.message) && /hop count/.test(error.message),
+    'true lets any client name its own address: refused with what to set instead',
+  );
   assert.equal(loadConfig({ TRUST_PROXY: '2' }).trustProxy, 2);
   assert.deepEqual(loadConfig({ TRUST_PROXY: '10.0.0.0/8, 192.168.1.1,::1,fd00::/8' }).trustProxy, ['10.0.0.0/8', '192.168.1.1', '::1', 'fd00::/8']);
   for (const bad of ['yes please', '10.0.0.0/33', 'proxy.example', '10.0.0.1/8/8']) {

@@ -129,7 +129,7 @@ test('eligibility by product and by collection, nested collections included, an 
   assertRefused(await placeOrder(t, s, customer, { id: cart.id, address: address.id }), 'no_eligible_products');
 });
 
-test('refusal reasons: unknown, inactive, not_started, expired, used_up, min_subtotal; case-insensitive match', async () => {
+test('refusal reasons: unknown, inactive, not_started, expired, used_up, min_subtotal; case-insensitive match (secret tokens get every reason, public callers unknown for inactive and not_started)', async () => {
   const s = await createStore(t);
   const a = await createProduct(t, s, { price: 100, quantity: 100 });
   const cart = await createCart(t, s, [{ id: a.id, quantity: 2 }]);
@@ -141,7 +141,12 @@ test('refusal reasons: unknown, inactive, not_started, expired, used_up, min_sub
     [{ minSubtotal: 201 }, 'min_subtotal'],
   ];
   assertRefused(await setCode(s, cart.id, 'NOSUCHCODE'), 'unknown');
-  for (const [fields, reason] of cases) assertRefused(await setCode(s, cart.id, (await createDiscount(s, fields)).code), reason);
+  for (const [fields, reason] of cases) {
+    const code = (await createDiscount(s, fields)).code;
+    // The admin token (a secret) learns the true reason; the public token cannot tell a hidden code from none.
+    assertRefused(await t.request('POST', `/api/v1/carts/${cart.id}/discount`, { token: s.admin, body: { code } }), reason);
+    assertRefused(await setCode(s, cart.id, code), reason === 'inactive' || reason === 'not_started' ? 'unknown' : reason);
+  }
   const within = await createDiscount(s, { code: 'MiXeD', minSubtotal: 200, startsAt: new Date(Date.now() - hour).toISOString(), endsAt: new Date(Date.now() + hour).toISOString() });
   const ok = await setCode(s, cart.id, 'mixed');
   assert.equal(ok.status, 200, ok.text);

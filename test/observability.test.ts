@@ -67,12 +67,12 @@ test('without METRICS_TOKEN the metrics are served only on a loopback HOST, and 
 
 test('with TRUST_PROXY set the metrics need METRICS_TOKEN even on a loopback HOST: 404 without it, and the start says why', async () => {
   const log = logBuffer('warn');
-  for (const trustProxy of ['true', '1', '127.0.0.1']) {
+  for (const trustProxy of ['2', '1', '127.0.0.1']) {
     const proxied = await startAppOn(t.database, { HOST: '127.0.0.1', TRUST_PROXY: trustProxy }, { logger: log.logger });
     assertProblem(await proxied.request('GET', '/api/metrics'), 404, 'NOT_FOUND');
   }
   assert.match(log.text(), /METRICS_TOKEN/);
-  const guarded = await startAppOn(t.database, { TRUST_PROXY: 'true', METRICS_TOKEN: 'metrics-secret-0123456789' });
+  const guarded = await startAppOn(t.database, { TRUST_PROXY: '1', METRICS_TOKEN: 'metrics-secret-0123456789' });
   assertProblem(await guarded.request('GET', '/api/metrics'), 401, 'UNAUTHORIZED');
   assert.equal((await guarded.request('GET', '/api/metrics', { token: 'metrics-secret-0123456789' })).status, 200);
 });

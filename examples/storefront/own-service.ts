@@ -50,7 +50,10 @@ export async function startOwnService(apiPort: number, signal?: AbortSignal): Pr
   const { DATABASE_URL: _database, STOREFRONT_ROOT_TOKEN: _root, ...env } = process.env;
   const child = spawn(process.execPath, ['--import', 'tsx', '--wasm-num-compilation-tasks=1', join(ROOT, 'src/server.ts')], {
     cwd: ROOT,
-    env: { ...env, PORT: String(apiPort), HOST: '127.0.0.1', DATA_DIR: dataDir, SEED_DEMO: 'true', LOG_LEVEL: 'warn' },
+    // Every shopper of this local demo is 127.0.0.1: one client address that places many unpaid orders
+    // and holds many carts by design, so the per-client limits of the public checkout are off here
+    // (unless the shell sets them).
+    env: { UNPAID_ORDERS_PER_CLIENT: '0', HOLDS_PER_CLIENT: '0', ...env, PORT: String(apiPort), HOST: '127.0.0.1', DATA_DIR: dataDir, SEED_DEMO: 'true', LOG_LEVEL: 'warn' },
     stdio: ['ignore', 'pipe', 'pipe'],
     signal,
   });

@@ -136,3 +136,20 @@ function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
   });
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
+
+/** Advisory-lock classes (the two-key form), so per-client counts never share a lock with anything else. */
+export const CLIENT_LOCK_CLASS = { holds: 31_001, unpaidOrders: 31_002 } as const;
+
+/**
+ * Takes transaction-level advisory locks on some clients of a store (in the order of their lock
+ * keys, so two rounds that name the same clients cannot deadlock): a per-client count read under it stays true until the
+ * transaction ends, in every process.
+ */
+export async function lockClients(tx: Executor, lockClass: number, store: string, clients: string[]): Promise<void> {
+  if (clients.length === 0) return;
+  const keys = [...new Set(clients)].map((client) => `${store}\n${client}`);
+  // One statement: the aggregate takes the locks in the sorted subquery's order (by the lock key).
+  await tx.execute(
+    sql`select count(pg_advisory_xact_lock(${lockClass}, k)) from (select distinct hashtext(x) as k from unnest(array[${valueList(keys)}]::text[]) as x order by 1) as keys`,
+  );
+}

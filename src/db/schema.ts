@@ -61,6 +61,8 @@ export const tokens = pgTable(
     secretHash: text('secret_hash').notNull(),
     /** The customer a `customer` token (or guest session) is bound to; null for the other kinds. */
     customerId: uuid('customer_id'),
+    /** A guest session's token: its customer id is new with each session, so it says nothing of who shops. */
+    guest: boolean('guest').notNull().default(false),
     createdAt: createdAt(),
     /** Customer tokens expire; the store's own tokens live until revoked. */
     expiresAt: ts('expires_at'),
@@ -108,6 +110,8 @@ export const products = pgTable(
     price: integer('price').notNull(),
     originalPrice: integer('original_price'),
     quantity: integer('quantity').notNull(),
+    /** Most units of it one cart line, hold or order line may have; null: only the API's 100000. */
+    maxPerOrder: integer('max_per_order'),
     sku: text('sku').notNull(),
     /** Products sharing a group are the variants of one item (`group` is an SQL keyword, hence the column name). */
     group: text('group_slug'),
@@ -135,6 +139,7 @@ export const products = pgTable(
     check('products_status_check', sql`${t.status} in ('DRAFT', 'ACTIVE')`),
     check('products_price_check', sql`${t.price} >= 0`),
     check('products_original_price_check', sql`${t.originalPrice} >= 0`),
+    check('products_max_per_order_check', sql`${t.maxPerOrder} >= 1`),
     // The last line of defence against overselling: stock can never go below zero.
     check('products_quantity_check', sql`${t.quantity} >= 0`),
   ],
@@ -317,9 +322,15 @@ export const carts = pgTable(
     shippingOptionId: uuid('shipping_option_id'),
     shippingCountry: text('shipping_country'),
     shippingRegion: text('shipping_region'),
+    /** When its running hold was first taken: renewals end CART_HOLD_MAX_SECONDS after it. */
+    holdStartedAt: ts('hold_started_at'),
+    /** The client address that holds it, when a public caller did (HOLDS_PER_CLIENT counts these). */
+    holdClient: text('hold_client'),
   },
   (t) => [
     primaryKey({ columns: [t.store, t.id] }),
+    // The held carts of one client address (HOLDS_PER_CLIENT).
+    index('carts_store_hold_client_idx').on(t.store, t.holdClient, t.heldUntil).where(sql`${t.holdClient} is not null`),
     // The expiry job walks this per store, oldest first, in batches. (A partial index on PENDING
     // carts looked smaller, but the planner preferred it to the primary key for single-cart updates.)
     index('carts_store_expires_at_idx').on(t.store, t.expiresAt),
@@ -427,6 +438,8 @@ export const orders = pgTable(
     shippingTotal: bigint('shipping_total', { mode: 'number' }).notNull().default(0),
     taxLines: jsonb('tax_lines').$type<TaxLineSnapshot[]>().notNull().default([]),
     taxTotal: bigint('tax_total', { mode: 'number' }).notNull().default(0),
+    /** The client address of an order placed with public credentials (UNPAID_ORDERS_PER_CLIENT counts its unpaid ones). */
+    clientAddress: text('client_address'),
     createdAt: createdAt(),
     updatedAt: ts('updated_at'),
     deletedAt: ts('deleted_at'),
@@ -439,6 +452,10 @@ export const orders = pgTable(
     foreignKey({ columns: [t.store, t.addressId], foreignColumns: [addresses.store, addresses.id] }),
     // Once per customer: the orders of a customer with a code, read under the discount's lock.
     index('orders_store_discount_customer_idx').on(t.store, t.discountId, t.customerId).where(sql`${t.discountId} is not null`),
+    // Once per email: the orders with a code of an email, ignoring case.
+    index('orders_store_discount_email_idx').on(t.store, t.discountId, sql`lower(${t.email})`).where(sql`${t.discountId} is not null and ${t.email} is not null`),
+    // The unpaid orders of one client address (UNPAID_ORDERS_PER_CLIENT).
+    index('orders_store_client_unpaid_idx').on(t.store, t.clientAddress).where(sql`${t.clientAddress} is not null and ${t.status} = 'CREATED'`),
     foreignKey({ columns: [t.store, t.cartId], foreignColumns: [carts.store, carts.id] }),
     uniqueIndex('orders_store_cart_key').on(t.store, t.cartId).where(sql`${t.cartId} is not null`),
     index('orders_store_customer_created_idx').on(t.store, t.customerId, t.createdAt.desc(), t.id.desc()),

@@ -11,6 +11,7 @@ export const ERROR_STATUS = {
   CART_NOT_PENDING: 409,
   CART_EXPIRED: 409,
   INVALID_TRANSITION: 409,
+  HOLD_LIMIT_REACHED: 409,
   IDEMPOTENCY_KEY_IN_USE: 409,
   PAYLOAD_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,
@@ -26,6 +27,7 @@ export const ERROR_STATUS = {
   ORDER_NOT_PAYABLE: 409,
   PAYMENT_PROVIDER_NOT_ENABLED: 422,
   PAYMENT_PROVIDER_ERROR: 502,
+  QUANTITY_LIMIT_EXCEEDED: 422,
   REQUEST_TIMEOUT: 408,
   RATE_LIMITED: 429,
   INTERNAL: 500,
@@ -43,6 +45,7 @@ export const TITLES: Record<ErrorCode, string> = {
   CART_NOT_PENDING: 'The cart is no longer pending',
   CART_EXPIRED: 'The cart has expired',
   INVALID_TRANSITION: 'The status change is not allowed',
+  HOLD_LIMIT_REACHED: 'The checkout hold cannot be renewed any longer',
   IDEMPOTENCY_KEY_IN_USE: 'A request with this Idempotency-Key is still running',
   PAYLOAD_TOO_LARGE: 'The request body is too large',
   UNSUPPORTED_MEDIA_TYPE: 'The request body must be JSON',
@@ -58,6 +61,7 @@ export const TITLES: Record<ErrorCode, string> = {
   ORDER_NOT_PAYABLE: 'The order cannot be paid',
   PAYMENT_PROVIDER_NOT_ENABLED: 'The store has not enabled this payment provider',
   PAYMENT_PROVIDER_ERROR: 'The payment provider refused the request or could not be reached',
+  QUANTITY_LIMIT_EXCEEDED: 'More units than one order may have',
   REQUEST_TIMEOUT: 'The request did not arrive in time',
   RATE_LIMITED: 'Too many requests',
   INTERNAL: 'Internal error',
@@ -72,6 +76,8 @@ export interface ProblemExtra {
   headers?: Record<string, string>;
   /** Why, for the log only: never in the answer. */
   cause?: string;
+  /** What the log says instead of `detail`, when the detail carries what the caller sent (a discount code). */
+  logDetail?: string;
 }
 
 export class AppError extends Error {

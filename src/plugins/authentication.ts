@@ -16,7 +16,11 @@ import { bearerTokenOf } from '../lib/bearer.js';
 export type Principal =
   | { kind: 'root' }
   | { kind: 'admin' | 'server' | 'storefront'; store: string; tokenId: string; /** read with the token, at this request's start */ catalogVersion: number }
-  | { kind: 'customer'; store: string; customerId: string; /** null for an identity-provider JWT */ tokenId: string | null; catalogVersion: number };
+  | {
+      kind: 'customer'; store: string; customerId: string; /** null for an identity-provider JWT */ tokenId: string | null; catalogVersion: number;
+      /** A guest session: a new customer id per session, so "once per customer" also needs the order's email. */
+      guest: boolean;
+    };
 
 export type StorePrincipal = Extract<Principal, { store: string }>;
 
@@ -74,12 +78,12 @@ async function principalOf(app: FastifyInstance, request: FastifyRequest, option
   const refuse = (detail: string) => unauthorized(detail, 'invalid_token');
   if (options.identityProviders.recognizes(secret)) {
     const customer = await options.identityProviders.authenticate(app.db, secret, refuse);
-    return { kind: 'customer', tokenId: null, ...customer };
+    return { kind: 'customer', tokenId: null, guest: false, ...customer };
   }
   const token = await authenticateSecret(app.db, secret);
   if (!token) throw refuse('the token is unknown, expired or was revoked');
   if (token.kind === 'customer') {
-    return { kind: 'customer', store: token.store, customerId: token.customerId!, tokenId: token.tokenId, catalogVersion: token.catalogVersion };
+    return { kind: 'customer', store: token.store, customerId: token.customerId!, tokenId: token.tokenId, catalogVersion: token.catalogVersion, guest: token.guest };
   }
   return { kind: token.kind, store: token.store, tokenId: token.tokenId, catalogVersion: token.catalogVersion };
 }

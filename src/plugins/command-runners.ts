@@ -54,8 +54,9 @@ const keyInUse = () => new AppError('IDEMPOTENCY_KEY_IN_USE', 'a request with th
 
 function refusalAnswer(error: unknown, entry: { claim: Claim | null; requestId: string }): { answer: Answer; kept?: KeptAnswer } {
   const refusal = toAppError(error);
-  // A 5xx is never kept: the retry runs again. Anything else is the key's answer.
-  if (refusal.status >= 500 || !entry.claim) return { answer: { refusal } };
+  // A 5xx is never kept: the retry runs again; nor a 429 (a per-client limit of the work, such as
+  // unpaid orders): once a place is free the retry must run. Anything else is the key's answer.
+  if (refusal.status >= 500 || refusal.status === 429 || !entry.claim) return { answer: { refusal } };
   return { answer: { refusal }, kept: { fingerprint: entry.claim.fingerprint, status: refusal.status, body: JSON.stringify(problemOf(refusal, entry.requestId)) } };
 }
 

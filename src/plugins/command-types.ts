@@ -19,6 +19,11 @@ export interface CommandInput<P, B, Q> {
   principal: Principal;
   /** The caller's store; a root caller (POST /v1/admin/stores) has none, and asking throws. */
   store: string;
+  /**
+   * The client address of a public caller (the storefront token, a customer credential), as the
+   * rate limits see it; null for secret tokens, which per-client limits do not count.
+   */
+  client: string | null;
 }
 
 /** What the pipeline gives a command's work: its transaction and its event recorder. */
@@ -58,6 +63,11 @@ export interface Declaration<P extends TSchema, B extends TSchema, Q extends TSc
   counts?: 'orders';
   /** A second rate limit of its own (plugins/rate-limit.ts). */
   limit?: 'orders' | 'guest-sessions';
+  /**
+   * Whether a request tries a discount code (DISCOUNT_ATTEMPTS_PER_MINUTE counts the codes that do
+   * not apply, per store and client address); a refusal for a code counts even without it.
+   */
+  triesDiscountCode?: (body: unknown) => boolean;
   /** Checks that must answer before schema validation does (a clearer detail than the schema's). */
   preValidation?: (request: FastifyRequest) => Promise<void>;
 }

@@ -49,6 +49,7 @@ export function registerCommand<P extends TSchema, B extends TSchema, Q extends 
       query: request.query as Static<Q>,
       headers: request.headers,
       principal,
+      client: principal.kind === 'storefront' || principal.kind === 'customer' ? request.ip : null,
       get store() {
         return storePrincipalOf(request).store;
       },
@@ -77,7 +78,10 @@ export function registerCommand<P extends TSchema, B extends TSchema, Q extends 
   const route: RouteOptions = {
     method: command.method,
     url: command.url,
-    config: { command: { operationId: command.operationId, changesCatalog: command.changesCatalog === true, counts: command.counts }, idempotent: command.idempotent === true, extraLimit: command.limit },
+    config: {
+      command: { operationId: command.operationId, changesCatalog: command.changesCatalog === true, counts: command.counts },
+      idempotent: command.idempotent === true, extraLimit: command.limit, triesDiscountCode: command.triesDiscountCode,
+    },
     // Only the parts the command has: Fastify warns of a schema part that is present but undefined.
     schema: Object.fromEntries(
       Object.entries({

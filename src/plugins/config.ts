@@ -21,6 +21,14 @@ export interface Config {
   cartTtlSeconds: number;
   /** How long a checkout hold lasts (POST /v1/carts/:id/hold). */
   cartHoldSeconds: number;
+  /** Longest a hold may be renewed for, from when it was first taken; then a renewal is 409 HOLD_LIMIT_REACHED. */
+  cartHoldMaxSeconds: number;
+  /** Held carts one client address may keep per store at once (public callers; 0 = no limit). */
+  holdsPerClient: number;
+  /** Unpaid (CREATED) orders one client address may have per store, placed with public credentials (0 = no limit). */
+  unpaidOrdersPerClient: number;
+  /** Discount codes that do not apply one client address may try per minute and store (0 = no limit). */
+  discountAttemptsPerMinute: number;
   /** How often expired carts are marked, old ones purged and expired idempotency keys deleted; 0 = never. */
   maintenanceIntervalSeconds: number;
   logLevel: LogLevel;
@@ -61,8 +69,8 @@ export interface Config {
   webhookYieldRequestsPerSecond: number;
   /** Longest wait for a receiver's answer (the contract's 10 s; tests shorten it). */
   webhookTimeoutMs: number;
-  /** Fastify's `trustProxy`: whose X-Forwarded-For names the client (false: nobody's). */
-  trustProxy: boolean | number | string[];
+  /** Fastify's `trustProxy`: whose X-Forwarded-For names the client (false: nobody's; never every hop). */
+  trustProxy: false | number | string[];
   /** Longest the start waits for an unreachable DATABASE_URL before it gives up. */
   dbStartTimeoutSeconds: number;
   /** 32 bytes, base64: encrypts payment providers' secrets at rest (AES-256-GCM). */
@@ -117,6 +125,10 @@ export function loadConfig(env: Env = process.env): Config {
     seedDemo: read.boolean('SEED_DEMO', databaseUrl === undefined && !env.DATABASE_URL),
     cartTtlSeconds: read.integer('CART_TTL_SECONDS', 604800, 1, 10 * 365 * 86400),
     cartHoldSeconds: read.integer('CART_HOLD_SECONDS', 900, 1, 86400),
+    cartHoldMaxSeconds: read.integer('CART_HOLD_MAX_SECONDS', 3600, 1, 10 * 86400),
+    holdsPerClient: read.integer('HOLDS_PER_CLIENT', 3, 0, 1_000_000),
+    unpaidOrdersPerClient: read.integer('UNPAID_ORDERS_PER_CLIENT', 3, 0, 1_000_000),
+    discountAttemptsPerMinute: read.integer('DISCOUNT_ATTEMPTS_PER_MINUTE', 10, 0, 10_000_000),
     maintenanceIntervalSeconds: read.integer('MAINTENANCE_INTERVAL_SECONDS', 60, 0, 86400),
     logLevel: read.oneOf('LOG_LEVEL', LOG_LEVELS, 'info'),
     dbPoolSize: read.integer('DB_POOL_SIZE', 10, 1, 1000),
@@ -197,11 +209,18 @@ export class EnvReader {
     return value;
   }
 
-  /** `true`/`false`, a hop count, or a comma-separated list of proxy addresses or CIDRs. */
-  trustProxy(name: string): boolean | number | string[] {
+  /**
+   * `false`, a hop count, or a comma-separated list of proxy addresses or CIDRs. `true` (trust every
+   * hop) is refused: any client could then name its own address and step around every per-client limit.
+   */
+  trustProxy(name: string): false | number | string[] {
     const value = this.raw(name)?.trim();
     if (value === undefined) return false;
-    if (/^(true|false)$/i.test(value)) return value.toLowerCase() === 'true';
+    if (/^true$/i.test(value)) {
+      this.problems.push(`${name}=true trusts every hop, so any client can name its own address in X-Forwarded-For and escape every per-client limit: set the hop count of your proxies (e.g. 1) or their addresses or CIDRs (e.g. 10.0.0.0/8)`);
+      return false;
+    }
+    if (/^false$/i.test(value)) return false;
     if (/^\d+$/.test(value)) return Number(value);
     const entries = value.split(',').map((e) => e.trim()).filter(Boolean);
     const valid = (entry: string) => {
@@ -211,7 +230,7 @@ export class EnvReader {
       return bits === undefined || (/^\d+$/.test(bits) && Number(bits) <= (family === 4 ? 32 : 128));
     };
     if (entries.length === 0 || !entries.every(valid)) {
-      this.problems.push(`${name}=${JSON.stringify(value)} must be true, false, a hop count, or a comma-separated list of proxy addresses or CIDRs (e.g. 10.0.0.0/8,::1)`);
+      this.problems.push(`${name}=${JSON.stringify(value)} must be false, a hop count, or a comma-separated list of proxy addresses or CIDRs (e.g. 10.0.0.0/8,::1)`);
       return false;
     }
     return entries;

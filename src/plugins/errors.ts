@@ -155,7 +155,7 @@ function handleError(this: FastifyInstance, error: unknown, request: FastifyRequ
   }
   const appError = toAppError(error, { bodyLimit: request.routeOptions.bodyLimit });
   if (appError.status >= 500) request.log.error({ err: error }, 'request failed');
-  else request.log.info({ code: appError.code, detail: appError.detail }, 'request refused');
+  else request.log.info({ code: appError.code, detail: appError.extra.logDetail ?? appError.detail }, 'request refused');
   return sendProblem(reply, appError);
 }
 

@@ -69,6 +69,12 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** A tighter limit of its own, counted once the request passed validation and authorization. */
     extraLimit?: 'orders' | 'guest-sessions';
+    /** The route may try a discount code: does this body? (DISCOUNT_ATTEMPTS_PER_MINUTE) */
+    triesDiscountCode?: (body: unknown) => boolean;
+  }
+  interface FastifyRequest {
+    /** The discount attempt this request counted up front, to give back when its code applied. */
+    discountAttempt: { key: string; window: number } | undefined;
   }
 }
 
@@ -82,6 +88,8 @@ export interface RateLimitOptions {
   ordersPerMinute: number;
   /** Guest sessions per minute per store and client address. */
   guestSessionsPerMinute: number;
+  /** Discount codes that do not apply, per minute per store and client address (public callers). */
+  discountAttemptsPerMinute: number;
 }
 
 /** The counter a caller spends, and its limit: null is a missing or refused credential. */
@@ -129,6 +137,30 @@ export const callerLimits = fp(
 /** The tighter limits of order creation and guest sessions; register after authorization. */
 export const routeLimits = fp(
   async (app: FastifyInstance, options: RateLimitOptions) => {
+    const attempts = options.discountAttemptsPerMinute;
+    const publicStore = (request: FastifyRequest) =>
+      request.principal && (request.principal.kind === 'storefront' || request.principal.kind === 'customer') ? request.principal.store : undefined;
+    app.decorateRequest('discountAttempt', undefined);
+    // Discount codes that do not apply: counted up front when a request tries one (so a burst of
+    // guesses cannot all pass before any is counted), given back when the code applied.
+    app.addHook('preHandler', async (request) => {
+      const tries = request.routeOptions.config.triesDiscountCode;
+      const store = publicStore(request);
+      if (!tries || attempts <= 0 || store === undefined || !tries(request.body)) return;
+      const key = `discount:${store}:${request.ip}`;
+      request.discountAttempt = { key, window: await options.limiter.attempt(key, attempts, 'discount codes that do not apply') };
+    });
+    app.addHook('onError', async (request, _reply, error) => {
+      const refusedCode = (error as { code?: string }).code === 'DISCOUNT_NOT_APPLICABLE';
+      const store = publicStore(request);
+      if (refusedCode && request.discountAttempt) request.discountAttempt = undefined;
+      // A code refused on a request that did not count it up front (an order from a cart with a code).
+      else if (refusedCode && attempts > 0 && store !== undefined) await options.limiter.attempt(`discount:${store}:${request.ip}`, attempts, 'discount codes that do not apply').catch(() => {});
+    });
+    app.addHook('onResponse', async (request) => {
+      // Still set: the code was not refused (it applied, or the request failed for another reason).
+      if (request.discountAttempt) await options.limiter.giveBack(request.discountAttempt.key, request.discountAttempt.window);
+    });
     app.addHook('preHandler', async (request, reply) => {
       const extra = request.routeOptions.config.extraLimit;
       if (!extra || !request.principal || request.principal.kind === 'root') return;

@@ -35,6 +35,12 @@ class MemoryCounters {
     return { count, resetMs: resetOf(window) };
   }
 
+  /** Takes back one hit of this window (a counted attempt that turned out not to count). */
+  unhit(key: string, window: number): void {
+    const current = this.counters.get(key);
+    if (current && current.window === window && current.count > 0) current.count -= 1;
+  }
+
   private sweep() {
     const window = windowOf(Date.now());
     for (const [key, value] of this.counters) if (value.window < window) this.counters.delete(key);
@@ -173,6 +179,31 @@ export class RateLimiter {
     const hit = await this.count(key);
     if (hit.count > limit) this.spent.set(key, { until: Date.now() + hit.resetMs, limit });
     refuseWhenOver(reply, limit, hit);
+  }
+
+  /**
+   * Counts one attempt against `key` (no RateLimit-* headers: they stay the caller's budget) and
+   * answers 429 with Retry-After when over; answers the window the attempt was counted in, for `giveBack`.
+   */
+  async attempt(key: string, limit: number, what: string): Promise<number> {
+    const window = windowOf(Date.now());
+    const hit = await this.count(key);
+    if (hit.count > limit) {
+      const resetSeconds = Math.max(1, Math.ceil(hit.resetMs / 1000));
+      throw new AppError('RATE_LIMITED', `more than ${limit} ${what} per minute; retry in ${resetSeconds} s`, { headers: { 'retry-after': String(resetSeconds) } });
+    }
+    return window;
+  }
+
+  /** Takes back an attempt counted in `window` that turned out not to count (a code that applied). */
+  async giveBack(key: string, window: number): Promise<void> {
+    this.memory.unhit(key, window);
+    if (!this.redis || this.redisState !== 'up') return;
+    try {
+      await this.redis.decr(`${this.prefix}${key}:${window}`);
+    } catch (error) {
+      this.down(error instanceof Error ? error.message : String(error));
+    }
   }
 
   /** Answers 429 at once, without counting or asking anyone, when this process saw `key` go over its limit in this window. */

@@ -1,7 +1,8 @@
 /**
  * Input validation. Bodies are validated strictly (no type coercion: "5" is not a number, unknown
  * fields are refused); path and query values arrive as strings, so those are coerced. Text with a
- * NUL character is refused everywhere: PostgreSQL cannot store it.
+ * NUL character, or that is not well-formed Unicode (a lone UTF-16 surrogate, which JSON's `\ud800`
+ * escapes can make), is refused everywhere: PostgreSQL cannot store either.
  */
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
@@ -18,13 +19,37 @@ function makeAjv(options: Options): Ajv {
   return ajv;
 }
 
-function containsNul(value: unknown, depth = 0): boolean {
-  if (typeof value === 'string') return value.includes('\u0000');
-  if (depth > 64 || value === null || typeof value !== 'object') return false;
+// With the u flag a surrogate pair is one code point: only a surrogate on its own matches.
+const LONE_SURROGATE = /\p{Cs}/u;
+
+/** Why a text cannot be stored, or undefined. */
+function textProblem(text: string): string | undefined {
+  if (text.includes('\u0000')) return 'text must not contain NUL characters';
+  if (LONE_SURROGATE.test(text)) return 'text must be well-formed Unicode (a lone UTF-16 surrogate is not)';
+  return undefined;
+}
+
+function badText(value: unknown, depth = 0): string | undefined {
+  if (typeof value === 'string') return textProblem(value);
+  if (depth > 64 || value === null || typeof value !== 'object') return undefined;
   for (const [key, inner] of Object.entries(value)) {
-    if (key.includes('\u0000') || containsNul(inner, depth + 1)) return true;
+    const problem = textProblem(key) ?? badText(inner, depth + 1);
+    if (problem) return problem;
   }
-  return false;
+  return undefined;
+}
+
+/**
+ * A body validator with the API's own rules (for work outside HTTP, such as the CLI): what it
+ * answers as problems is what the route would refuse with 400.
+ */
+export function bodyValidator(schema: object): (body: unknown) => Array<{ field: string; message: string }> {
+  const check = makeAjv({ coerceTypes: false }).compile(schema);
+  return (body) => {
+    const problem = badText(body);
+    if (problem) return [{ field: 'body', message: problem }];
+    return check(body) ? [] : (check.errors ?? []).map((e) => ({ field: `body${e.instancePath}`, message: e.message ?? 'is not valid' }));
+  };
 }
 
 export default fp(
@@ -42,9 +67,8 @@ export default fp(
     });
     app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? bodyAjv : urlAjv).compile(schema));
     app.addHook('preValidation', async (request) => {
-      if (containsNul(request.params) || containsNul(request.query) || containsNul(request.body)) {
-        throw new AppError('VALIDATION_FAILED', 'text must not contain NUL characters');
-      }
+      const problem = badText(request.params) ?? badText(request.query) ?? badText(request.body);
+      if (problem) throw new AppError('VALIDATION_FAILED', problem);
     });
   },
   { name: 'validation' },

@@ -37,7 +37,7 @@ export interface TestApp {
 
 /** Environment of every test app; a test may override any of it. */
 export function testEnv(overrides: Record<string, string> = {}): Record<string, string> {
-  return { STOREFRONT_ROOT_TOKEN: ROOT_TOKEN, SEED_DEMO: 'false', LOG_LEVEL: 'silent', MAINTENANCE_INTERVAL_SECONDS: '0', RATE_LIMIT_PER_MINUTE: '0', CLIENT_RATE_LIMIT_PER_MINUTE: '0', ORDER_RATE_LIMIT_PER_MINUTE: '0', GUEST_SESSIONS_PER_MINUTE: '0', WEBHOOK_POLL_INTERVAL_MS: '0', ...overrides };
+  return { STOREFRONT_ROOT_TOKEN: ROOT_TOKEN, SEED_DEMO: 'false', LOG_LEVEL: 'silent', MAINTENANCE_INTERVAL_SECONDS: '0', RATE_LIMIT_PER_MINUTE: '0', CLIENT_RATE_LIMIT_PER_MINUTE: '0', ORDER_RATE_LIMIT_PER_MINUTE: '0', GUEST_SESSIONS_PER_MINUTE: '0', HOLDS_PER_CLIENT: '0', UNPAID_ORDERS_PER_CLIENT: '0', DISCOUNT_ATTEMPTS_PER_MINUTE: '0', WEBHOOK_POLL_INTERVAL_MS: '0', ...overrides };
 }
 
 /** Starts the app for this test file and closes it (and its database) when the file ends. */

@@ -383,7 +383,7 @@ export interface paths {
         put?: never;
         /**
          * Create a cart
-         * @description Adds each requested product that is visible and in stock (repeated ids summed); the others are listed in `warnings`. None available: 422 PRODUCT_UNAVAILABLE.
+         * @description Adds each requested product that is visible and in stock (repeated ids summed); the others are listed in `warnings`. None available: 422 PRODUCT_UNAVAILABLE. A line over its product's `maxPerOrder` (or over 100000 units after summing) refuses the request: 422 QUANTITY_LIMIT_EXCEEDED.
          */
         post: operations["createCart"];
         delete?: never;
@@ -535,7 +535,7 @@ export interface paths {
         put?: never;
         /**
          * Hold a cart's stock for checkout
-         * @description Holds every line of a PENDING cart for CART_HOLD_SECONDS, all or nothing: nobody else can order or hold those units until `heldUntil`. Holding a held cart checks and renews it. 422 with one `errors` entry per product that cannot be held; nothing is held then.
+         * @description Holds every line of a PENDING cart for CART_HOLD_SECONDS, all or nothing: nobody else can order or hold those units until `heldUntil`. Holding a held cart checks and renews it, up to CART_HOLD_MAX_SECONDS after it was first taken (then 409 HOLD_LIMIT_REACHED). One client address keeps at most HOLDS_PER_CLIENT held carts of a store (429 RATE_LIMITED with Retry-After). 422 with one `errors` entry per product that cannot be held (or is over its `maxPerOrder`: QUANTITY_LIMIT_EXCEEDED); nothing is held then.
          */
         post: operations["holdCart"];
         /**
@@ -587,7 +587,7 @@ export interface paths {
         put?: never;
         /**
          * Place an order
-         * @description From exactly one of a PENDING cart (`id`) or a product list (`products`), to an address of the customer. All or nothing: every line visible and in stock, or 422 with one `errors` entry per failing product. A product-list order may take `discountCode`; an order from a cart uses the cart's code. A code that does not apply is 422 DISCOUNT_NOT_APPLICABLE with `reason`.
+         * @description From exactly one of a PENDING cart (`id`) or a product list (`products`), to an address of the customer. All or nothing: every line visible and in stock, or 422 with one `errors` entry per failing product. A product-list order may take `discountCode`; an order from a cart uses the cart's code. A code that does not apply is 422 DISCOUNT_NOT_APPLICABLE with `reason`. A line over its product's `maxPerOrder` (or 100000) is 422 QUANTITY_LIMIT_EXCEEDED. One client address may have at most UNPAID_ORDERS_PER_CLIENT unpaid orders placed with public credentials (429 RATE_LIMITED).
          */
         post: operations["placeOrder"];
         delete?: never;
@@ -1410,6 +1410,11 @@ export interface components {
              * @example 12
              */
             quantity: number;
+            /**
+             * @description most units of it one cart line, hold or order line may have; null: no limit of its own (lines are at most 100000)
+             * @example null
+             */
+            maxPerOrder: number | null;
             /** @example LS-001 */
             sku: string;
             /**
@@ -1744,6 +1749,7 @@ export interface components {
             price: number;
             originalPrice?: number | null;
             quantity: number;
+            maxPerOrder?: number | null;
             sku: string;
             group?: string | null;
             /**
@@ -2160,7 +2166,7 @@ export interface components {
             address: string;
             /**
              * Format: email
-             * @description where the shop writes about the order
+             * @description the shopper's email; an order of a guest session needs it for a once-per-customer code
              * @example ana@example.com
              */
             email?: string;
@@ -2189,7 +2195,7 @@ export interface components {
             shippingOption?: string;
             /**
              * Format: email
-             * @description where the shop writes about the order
+             * @description the shopper's email; an order of a guest session needs it for a once-per-customer code
              * @example ana@example.com
              */
             email?: string;
@@ -2418,6 +2424,11 @@ export interface components {
              * @example 12
              */
             quantity: number;
+            /**
+             * @description most units of it one cart line, hold or order line may have; null: no limit of its own (lines are at most 100000)
+             * @example null
+             */
+            maxPerOrder: number | null;
             /** @example LS-001 */
             sku: string;
             /**
@@ -2551,6 +2562,11 @@ export interface components {
              * @example 12
              */
             quantity: number;
+            /**
+             * @description most units of it one cart line, hold or order line may have; null: no limit of its own (lines are at most 100000)
+             * @example null
+             */
+            maxPerOrder: number | null;
             /** @example LS-001 */
             sku: string;
             /**
@@ -2922,6 +2938,7 @@ export interface components {
             price?: number;
             originalPrice?: number | null;
             quantity?: number;
+            maxPerOrder?: number | null;
             sku?: string;
             group?: string | null;
             /**
@@ -6690,7 +6707,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unprocessable Content: PRODUCT_UNAVAILABLE or IDEMPOTENCY_KEY_REUSED */
+            /** @description Unprocessable Content: PRODUCT_UNAVAILABLE or QUANTITY_LIMIT_EXCEEDED or IDEMPOTENCY_KEY_REUSED */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -6702,7 +6719,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "PRODUCT_UNAVAILABLE" | "IDEMPOTENCY_KEY_REUSED";
+                        code?: "PRODUCT_UNAVAILABLE" | "QUANTITY_LIMIT_EXCEEDED" | "IDEMPOTENCY_KEY_REUSED";
                     };
                 };
             };
@@ -7040,7 +7057,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unprocessable Content: INSUFFICIENT_STOCK or PRODUCT_UNAVAILABLE */
+            /** @description Unprocessable Content: INSUFFICIENT_STOCK or PRODUCT_UNAVAILABLE or QUANTITY_LIMIT_EXCEEDED */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -7052,7 +7069,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "INSUFFICIENT_STOCK" | "PRODUCT_UNAVAILABLE";
+                        code?: "INSUFFICIENT_STOCK" | "PRODUCT_UNAVAILABLE" | "QUANTITY_LIMIT_EXCEEDED";
                     };
                 };
             };
@@ -7218,7 +7235,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unprocessable Content: INSUFFICIENT_STOCK or PRODUCT_UNAVAILABLE */
+            /** @description Unprocessable Content: INSUFFICIENT_STOCK or PRODUCT_UNAVAILABLE or QUANTITY_LIMIT_EXCEEDED */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -7230,7 +7247,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "INSUFFICIENT_STOCK" | "PRODUCT_UNAVAILABLE";
+                        code?: "INSUFFICIENT_STOCK" | "PRODUCT_UNAVAILABLE" | "QUANTITY_LIMIT_EXCEEDED";
                     };
                 };
             };
@@ -7432,7 +7449,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unprocessable Content: INSUFFICIENT_STOCK or PRODUCT_UNAVAILABLE */
+            /** @description Unprocessable Content: INSUFFICIENT_STOCK or PRODUCT_UNAVAILABLE or QUANTITY_LIMIT_EXCEEDED */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -7444,7 +7461,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "INSUFFICIENT_STOCK" | "PRODUCT_UNAVAILABLE";
+                        code?: "INSUFFICIENT_STOCK" | "PRODUCT_UNAVAILABLE" | "QUANTITY_LIMIT_EXCEEDED";
                     };
                 };
             };
@@ -8468,7 +8485,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Conflict: CART_EXPIRED or CART_NOT_PENDING */
+            /** @description Conflict: CART_EXPIRED or CART_NOT_PENDING or HOLD_LIMIT_REACHED */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -8480,7 +8497,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "CART_EXPIRED" | "CART_NOT_PENDING";
+                        code?: "CART_EXPIRED" | "CART_NOT_PENDING" | "HOLD_LIMIT_REACHED";
                     };
                 };
             };
@@ -8516,7 +8533,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unprocessable Content: INSUFFICIENT_STOCK or PRODUCT_UNAVAILABLE */
+            /** @description Unprocessable Content: INSUFFICIENT_STOCK or PRODUCT_UNAVAILABLE or QUANTITY_LIMIT_EXCEEDED */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -8528,7 +8545,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "INSUFFICIENT_STOCK" | "PRODUCT_UNAVAILABLE";
+                        code?: "INSUFFICIENT_STOCK" | "PRODUCT_UNAVAILABLE" | "QUANTITY_LIMIT_EXCEEDED";
                     };
                 };
             };
@@ -9344,7 +9361,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unprocessable Content: ADDRESS_NOT_FOUND or INSUFFICIENT_STOCK or PRODUCT_UNAVAILABLE or DISCOUNT_NOT_APPLICABLE or IDEMPOTENCY_KEY_REUSED */
+            /** @description Unprocessable Content: ADDRESS_NOT_FOUND or INSUFFICIENT_STOCK or PRODUCT_UNAVAILABLE or QUANTITY_LIMIT_EXCEEDED or DISCOUNT_NOT_APPLICABLE or IDEMPOTENCY_KEY_REUSED */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -9356,7 +9373,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "ADDRESS_NOT_FOUND" | "INSUFFICIENT_STOCK" | "PRODUCT_UNAVAILABLE" | "DISCOUNT_NOT_APPLICABLE" | "IDEMPOTENCY_KEY_REUSED";
+                        code?: "ADDRESS_NOT_FOUND" | "INSUFFICIENT_STOCK" | "PRODUCT_UNAVAILABLE" | "QUANTITY_LIMIT_EXCEEDED" | "DISCOUNT_NOT_APPLICABLE" | "IDEMPOTENCY_KEY_REUSED";
                     };
                 };
             };

@@ -7,14 +7,14 @@
  * its row. A hold ends when its time passes (nothing to run), when the cart changes, is ordered or
  * released.
  */
-import type { Executor } from '../../db/client.js';
+import { CLIENT_LOCK_CLASS, lockClients, type Executor } from '../../db/client.js';
 import { CATALOG_CHANGED } from '../../plugins/commands.js';
 import { AppError } from '../../lib/app-error.js';
 import type { Outcome } from '../../lib/keyed-batcher.js';
 import { asDate } from '../../lib/time.js';
 import { findSellableProducts, lockSellableProducts, type SellableProduct } from '../catalog/index.js';
 import { endHolds, holdsOf, lessHeld, replaceHolds } from '../holds/index.js';
-import { orderRefusalError, StockLedger } from '../pricing/index.js';
+import { assertWithinLimits, orderRefusalError, StockLedger } from '../pricing/index.js';
 import * as repo from './repository.js';
 import type { CartView } from './schemas.js';
 import { assertCartPending } from './state.js';
@@ -33,40 +33,93 @@ export async function shownProducts(db: Executor, store: string, products: Reado
   return new Map((await lessHeld(db, store, [...products.values()])).map((p) => [p.id, p]));
 }
 
+/** One hold request of a round: which cart, and the client address of a public caller (null: a secret token). */
+export interface HoldRequest {
+  cartId: string;
+  client: string | null;
+}
+
+/** How long holds last and what one client may keep (docs/configuration.md). */
+export interface HoldPolicy {
+  /** CART_HOLD_SECONDS: each hold or renewal lasts this long... */
+  seconds: number;
+  /** CART_HOLD_MAX_SECONDS: ...but never past this long after the hold was first taken. */
+  maxSeconds: number;
+  /** HOLDS_PER_CLIENT: held carts one client address may keep at once; 0 = no limit. */
+  perClient: number;
+}
+
 /**
- * Holds every line of PENDING carts until now + `seconds`, all or nothing per cart, for each
- * request of a round (a store's holds that arrive while its previous round runs): the round locks
- * its carts (id order) with their lines, then their products (id order), and decides each hold in
- * arrival order against what the earlier ones left. A held cart is checked and renewed.
+ * Holds every line of PENDING carts until now + `seconds` (capped at `maxSeconds` after the hold was
+ * first taken), all or nothing per cart, for each request of a round (a store's holds that arrive
+ * while its previous round runs). The round takes its clients' advisory locks (so what a client
+ * holds is counted exactly, across processes), locks its carts (id order) with their lines, then
+ * their products (id order), and decides each hold in arrival order against what the earlier ones
+ * left. A held cart is checked and renewed; a hold renewed up to its cap is 409 HOLD_LIMIT_REACHED.
  */
-export async function holdCarts(tx: Executor, store: string, cartIds: string[], seconds: number): Promise<Array<Outcome<Changed>>> {
-  const carts = await repo.lockCarts(tx, store, [...new Set(cartIds)]);
+export async function holdCarts(tx: Executor, store: string, requests: HoldRequest[], policy: HoldPolicy): Promise<Array<Outcome<Changed>>> {
+  const counted = policy.perClient > 0 ? [...new Set(requests.flatMap((r) => (r.client === null ? [] : [r.client])))] : [];
+  await lockClients(tx, CLIENT_LOCK_CLASS.holds, store, counted);
+  const heldBy = await repo.heldByClients(tx, store, counted);
+  const carts = await repo.lockCarts(tx, store, [...new Set(requests.map((r) => r.cartId))]);
   const { products, now } = await lockSellableProducts(tx, store, [...new Set([...carts.values()].flatMap((c) => c.lines.map((l) => l.productId)))]);
   const stock = new StockLedger(products, await holdsOf(tx, store, [...products.keys()], [...carts.keys()]));
-  const until = new Date(now.getTime() + seconds * 1000);
   const rules = await cartRules(tx, store, [...carts.values()].map((c) => ({ discountId: c.cart.discountId, productIds: c.lines.map((l) => l.productId) })));
   const checkout = await cartCheckout(tx, store, [...carts.values()].map((c) => c.cart));
-  const held = new Map<string, repo.StoredLine[]>();
-  const outcomes = cartIds.map((cartId): Outcome<Changed> => {
+  const held = new Map<string, { lines: repo.StoredLine[]; until: Date; startedAt: Date; client: string | null }>();
+  const outcomes = requests.map(({ cartId, client }): Outcome<Changed> => {
     try {
       const locked = carts.get(cartId);
       if (!locked) throw new AppError('NOT_FOUND', `cart ${cartId} not found`);
       assertCartPending(locked.cart.status, cartId);
+      const { startedAt, until } = holdWindow(locked, now, policy);
+      assertWithinLimits(products, new Map(locked.lines.map((l) => [l.productId, l.quantity])));
+      const mine = client === null ? undefined : heldBy.get(client);
+      if (mine && !mine.has(cartId) && mine.size >= policy.perClient) throw tooManyHolds(mine, now, policy.perClient);
       const refusals = locked.lines.flatMap((l) => stock.refusal(l.productId, l.quantity, cartId) ?? []);
       if (refusals.length > 0) throw orderRefusalError(refusals);
       stock.hold(cartId, new Map(locked.lines.map((l) => [l.productId, l.quantity])));
-      held.set(cartId, locked.lines);
+      for (const theirs of heldBy.values()) theirs.delete(cartId);
+      mine?.set(cartId, until);
+      held.set(cartId, { lines: locked.lines, until, startedAt, client });
       const expiresAt = asDate(locked.cart.expiresAt).getTime() > until.getTime() ? locked.cart.expiresAt : until;
       return { ok: true, value: { cart: pricedView({ ...locked.cart, heldUntil: until, expiresAt }, priced(locked.lines, shownBy(products, stock)), rules, now, checkout) } };
     } catch (error) {
       return { ok: false, error };
     }
   });
-  if (held.size > 0) {
-    await replaceHolds(tx, store, [...held].flatMap(([cartId, lines]) => lines.map((l) => ({ cartId, productId: l.productId, quantity: l.quantity }))), until);
-    await repo.setHeldUntil(tx, store, [...held.keys()], until);
+  // Holds of one round share an end unless some reached their cap: one statement per distinct end.
+  const byEnd = new Map<number, Array<[string, repo.StoredLine[]]>>();
+  for (const [cartId, h] of held) byEnd.set(h.until.getTime(), [...(byEnd.get(h.until.getTime()) ?? []), [cartId, h.lines]]);
+  for (const [until, carts] of byEnd) {
+    await replaceHolds(tx, store, carts.flatMap(([cartId, lines]) => lines.map((l) => ({ cartId, productId: l.productId, quantity: l.quantity }))), new Date(until));
   }
+  await repo.recordHolds(tx, store, [...held].map(([cartId, h]) => ({ cartId, until: h.until, startedAt: h.startedAt, client: h.client })));
   return outcomes;
+}
+
+/**
+ * When a hold taken now starts and ends. A running hold is renewed within its window, which ends
+ * `maxSeconds` after it was first taken; a hold that was renewed up to that end (running or not) is
+ * refused: the cart's lines must change, or the hold be released, before it is held again.
+ */
+function holdWindow(locked: repo.LockedCart, now: Date, policy: HoldPolicy): { startedAt: Date; until: Date } {
+  const { startedAt: last, until: lastUntil } = locked.lastHold;
+  const capOf = (start: Date) => start.getTime() + policy.maxSeconds * 1000;
+  if (last && lastUntil && lastUntil.getTime() >= capOf(last)) {
+    throw new AppError('HOLD_LIMIT_REACHED', `cart ${locked.cart.id} has been held for the longest a hold may last (${policy.maxSeconds} s); change the cart or release its hold to hold it again`);
+  }
+  const startedAt = last && locked.cart.heldUntil ? last : now;
+  return { startedAt, until: new Date(Math.min(now.getTime() + policy.seconds * 1000, capOf(startedAt))) };
+}
+
+/** 429 for a client that holds as many carts as it may: it may retry when the first of them ends. */
+function tooManyHolds(mine: ReadonlyMap<string, Date>, now: Date, limit: number): AppError {
+  const first = Math.min(...[...mine.values()].map((until) => until.getTime()));
+  const seconds = Math.max(1, Math.ceil((first - now.getTime()) / 1000));
+  return new AppError('RATE_LIMITED', `this client already holds ${limit} carts of this store, the most it may; retry in ${seconds} s or release one`, {
+    headers: { 'retry-after': String(seconds) },
+  });
 }
 
 /** Ends a cart's hold (a cart that holds nothing answers as it is). */
@@ -77,7 +130,7 @@ export async function releaseHold(tx: Executor, store: string, id: string): Prom
   assertCartPending(locked.cart.status, cartId);
   if (locked.holdRows) {
     await endHolds(tx, store, [cartId]);
-    await repo.setHeldUntil(tx, store, [cartId], null);
+    await repo.endHold(tx, store, [cartId]);
   }
   const { products } = await findSellableProducts(tx, store, locked.lines.map((l) => l.productId));
   const shown = await shownProducts(tx, store, products);

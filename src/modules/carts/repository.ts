@@ -38,7 +38,12 @@ export interface LockedCart {
   now: Date;
   /** The cart has hold rows to delete (its hold may have passed). */
   holdRows: boolean;
+  /** Its last hold as stored (it may have passed): when it was first taken, and until when it was last renewed. */
+  lastHold: { startedAt: Date | null; until: Date | null };
 }
+
+// What every change that ends a cart's hold writes: no hold, and nothing of its window or client kept.
+const endedHold = sql.raw('held_until = null, hold_started_at = null, hold_client = null');
 
 // The only place that says when a cart is expired: a PENDING row past `expires_at` reads EXPIRED.
 const cartColumns = sql.raw(
@@ -80,13 +85,19 @@ export async function findCart(db: Executor, store: string, id: string): Promise
  */
 export async function lockCarts(tx: Executor, store: string, ids: string[]): Promise<Map<string, LockedCart>> {
   if (ids.length === 0) return new Map();
-  const rows = await queryRows<CartRow & { now: Date; holdRows: boolean }>(
+  const rows = await queryRows<CartRow & { now: Date; holdRows: boolean; holdStartedAt: Date | null; lastHeldUntil: Date | null }>(
     tx,
-    sql`select ${cartColumns}, now()::timestamptz(3) as now, c.held_until is not null as "holdRows" from carts c
+    sql`select ${cartColumns}, now()::timestamptz(3) as now, c.held_until is not null as "holdRows",
+          c.hold_started_at as "holdStartedAt", c.held_until as "lastHeldUntil" from carts c
         where c.store = ${store} and c.id in (${valueList(ids)}) and c.deleted_at is null order by c.id for update`,
   );
   const lines = await linesOfCarts(tx, store, rows.map((r) => r.id));
-  return new Map(rows.map(({ now, holdRows, ...cart }) => [cart.id, { cart, lines: lines.get(cart.id) ?? [], now: asDate(now), holdRows }]));
+  return new Map(
+    rows.map(({ now, holdRows, holdStartedAt, lastHeldUntil, ...cart }) => [
+      cart.id,
+      { cart, lines: lines.get(cart.id) ?? [], now: asDate(now), holdRows, lastHold: { startedAt: holdStartedAt && asDate(holdStartedAt), until: lastHeldUntil && asDate(lastHeldUntil) } },
+    ]),
+  );
 }
 
 /** The lines of several carts, by cart id, in the order they were added. */
@@ -113,7 +124,7 @@ export async function writeLines(tx: Executor, store: string, lines: Array<[cart
           select ${store}, (e.line->>0)::uuid, (e.line->>1)::uuid, (e.line->>2)::int
           from jsonb_array_elements(${jsonb(lines)}) with ordinality as e(line, n) order by e.n
           on conflict (store, cart_id, product_id) do update set quantity = excluded.quantity, updated_at = now())
-        update carts set updated_at = ${toIso(touched.now)}, expires_at = ${toIso(touched.expiresAt)}, held_until = null
+        update carts set updated_at = ${toIso(touched.now)}, expires_at = ${toIso(touched.expiresAt)}, ${endedHold}
         where store = ${store} and id in (${valueList(touched.ids)})`,
   );
 }
@@ -121,8 +132,8 @@ export async function writeLines(tx: Executor, store: string, lines: Array<[cart
 /** Removes a line of a locked cart and records the change; an emptied cart is deleted (soft) instead. */
 export async function removeLine(tx: Executor, store: string, cartId: string, productId: string, change: { now: Date; expiresAt: Date; empties: boolean }): Promise<void> {
   const touch = change.empties
-    ? sql`update carts set deleted_at = ${toIso(change.now)}, updated_at = ${toIso(change.now)}, held_until = null where store = ${store} and id = ${cartId}`
-    : sql`update carts set updated_at = ${toIso(change.now)}, expires_at = ${toIso(change.expiresAt)}, held_until = null where store = ${store} and id = ${cartId}`;
+    ? sql`update carts set deleted_at = ${toIso(change.now)}, updated_at = ${toIso(change.now)}, ${endedHold} where store = ${store} and id = ${cartId}`
+    : sql`update carts set updated_at = ${toIso(change.now)}, expires_at = ${toIso(change.expiresAt)}, ${endedHold} where store = ${store} and id = ${cartId}`;
   await tx.execute(sql`with gone as (delete from cart_lines where store = ${store} and cart_id = ${cartId} and product_id = ${productId}) ${touch}`);
 }
 
@@ -136,7 +147,7 @@ export async function completeCarts(tx: Executor, store: string, carts: Array<{ 
     tx,
     sql`with done as (select * from jsonb_to_recordset(${jsonb(carts)}) as x(id uuid, "customerId" uuid, "addressId" uuid)),
         completed as (
-          update carts c set status = 'COMPLETED', customer_id = x."customerId", address_id = x."addressId", updated_at = now(), held_until = null from done x
+          update carts c set status = 'COMPLETED', customer_id = x."customerId", address_id = x."addressId", updated_at = now(), ${endedHold} from done x
           where c.store = ${store} and c.id = any(array(select id from done)) and c.id = x.id
             and c.status = 'PENDING' and c.deleted_at is null returning c.id)
         select count(*)::int as n from completed`,
@@ -151,16 +162,24 @@ export async function setDiscount(tx: Executor, store: string, cartId: string, d
   );
 }
 
-/**
- * Records the hold of locked carts: until when it lasts, and an expiry no earlier than that, so a
- * cart never expires while it holds units. Null ends the hold.
- */
-export async function setHeldUntil(tx: Executor, store: string, cartIds: string[], heldUntil: Date | null): Promise<void> {
+/** Ends a locked cart's hold (released): nothing of it is kept, so a new hold starts a new window. */
+export async function endHold(tx: Executor, store: string, cartIds: string[]): Promise<void> {
   if (cartIds.length === 0) return;
-  const until = heldUntil === null ? null : toIso(heldUntil);
+  await tx.execute(sql`update carts set ${endedHold} where store = ${store} and id in (${valueList(cartIds)})`);
+}
+
+/**
+ * Records the holds of locked carts: until when each lasts, when it was first taken, which client
+ * address holds it (null: a secret token, not counted), and an expiry no earlier than its end, so a
+ * cart never expires while it holds units.
+ */
+export async function recordHolds(tx: Executor, store: string, holds: Array<{ cartId: string; until: Date; startedAt: Date; client: string | null }>): Promise<void> {
+  if (holds.length === 0) return;
+  const rows = holds.map((h) => ({ id: h.cartId, until: toIso(h.until), started: toIso(h.startedAt), client: h.client }));
   await tx.execute(
-    sql`update carts set held_until = ${until}::timestamptz, expires_at = greatest(expires_at, coalesce(${until}::timestamptz, expires_at))
-        where store = ${store} and id in (${valueList(cartIds)})`,
+    sql`update carts c set held_until = x.until, hold_started_at = x.started, hold_client = x.client, expires_at = greatest(c.expires_at, x.until)
+        from jsonb_to_recordset(${jsonb(rows)}) as x(id uuid, until timestamptz, started timestamptz, client text)
+        where c.store = ${store} and c.id = x.id`,
   );
 }
 
@@ -182,4 +201,20 @@ export async function setShipping(
         where store = ${store} and id = ${cartId} returning expires_at as "expiresAt"`,
   );
   return asDate(row!.expiresAt);
+}
+
+/**
+ * The carts a client address holds now, per client: their ids and when each hold ends
+ * (HOLDS_PER_CLIENT; read under the clients' advisory locks, so the count holds across processes).
+ */
+export async function heldByClients(db: Executor, store: string, clients: string[]): Promise<Map<string, Map<string, Date>>> {
+  const held = new Map<string, Map<string, Date>>(clients.map((c) => [c, new Map()]));
+  if (clients.length === 0) return held;
+  const rows = await queryRows<{ client: string; id: string; until: Date }>(
+    db,
+    sql`select hold_client as client, id, held_until as until from carts
+        where store = ${store} and hold_client in (${valueList(clients)}) and held_until > now() and status = 'PENDING' and deleted_at is null`,
+  );
+  for (const row of rows) held.get(row.client)?.set(row.id, asDate(row.until));
+  return held;
 }

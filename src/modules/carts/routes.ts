@@ -13,15 +13,17 @@ import { CartShippingOptions, SetCartShippingBody, ShippingCountryQuery } from '
 import { cartShippingOptions, removeCartShipping, setCartShipping } from './shipping.js';
 
 const tags = ['carts'];
-const changeErrors = ['NOT_FOUND', 'CART_EXPIRED', 'CART_NOT_PENDING', 'INSUFFICIENT_STOCK', 'PRODUCT_UNAVAILABLE'] as const;
+const changeErrors = ['NOT_FOUND', 'CART_EXPIRED', 'CART_NOT_PENDING', 'INSUFFICIENT_STOCK', 'PRODUCT_UNAVAILABLE', 'QUANTITY_LIMIT_EXCEEDED'] as const;
 
 const cartRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const ttl = app.config.cartTtlSeconds;
 
   registerCommand(app, {
     method: 'POST', url: '/v1/carts', operationId: 'createCart', tags, summary: 'Create a cart',
-    description: 'Adds each requested product that is visible and in stock (repeated ids summed); the others are listed in `warnings`. None available: 422 PRODUCT_UNAVAILABLE.',
-    body: S.CreateCartBody, status: 201, response: S.CreatedCartEnvelope, errors: ['PRODUCT_UNAVAILABLE'], idempotent: true,
+    description:
+      'Adds each requested product that is visible and in stock (repeated ids summed); the others are listed in `warnings`. None available: 422 PRODUCT_UNAVAILABLE. ' +
+      'A line over its product\'s `maxPerOrder` (or over 100000 units after summing) refuses the request: 422 QUANTITY_LIMIT_EXCEEDED.',
+    body: S.CreateCartBody, status: 201, response: S.CreatedCartEnvelope, errors: ['PRODUCT_UNAVAILABLE', 'QUANTITY_LIMIT_EXCEEDED'], idempotent: true,
     prepare: ({ body }) => sumLines(body.products),
     runRound: (tx, store, jobs) => carts.createCarts(tx, store, jobs.map((j) => j.job), ttl),
     writesOnce: true,
@@ -54,7 +56,8 @@ const cartRoutes: FastifyPluginAsyncTypebox = async (app) => {
     method: 'POST', url: '/v1/carts/:id/discount', operationId: 'setCartDiscount', tags, summary: "Set the cart's discount code",
     description: 'Replaces an earlier code. A code that does not apply to the cart now is 422 DISCOUNT_NOT_APPLICABLE with `reason`.',
     params: S.CartParams, body: DiscountCodeBody, status: 200, response: S.CartEnvelope, errors: ['NOT_FOUND', 'CART_EXPIRED', 'CART_NOT_PENDING', 'DISCOUNT_NOT_APPLICABLE'],
-    run: ({ store, params, body }, { tx }) => setCartDiscount(tx, store, params.id, body.code, ttl),
+    triesDiscountCode: () => true,
+    run: ({ store, params, body, client }, { tx }) => setCartDiscount(tx, store, params.id, body.code, ttl, client !== null),
   });
   registerCommand(app, {
     method: 'DELETE', url: '/v1/carts/:id/discount', operationId: 'removeCartDiscount', tags, summary: "Remove the cart's discount code",

@@ -11,7 +11,7 @@ import type { Executor } from '../../db/client.js';
 import { AppError } from '../../lib/app-error.js';
 import type { Outcome } from '../../lib/keyed-batcher.js';
 import { findSellableProducts, type SellableProduct } from '../catalog/index.js';
-import { lineRefusalError, StockLedger, type LineRefusal } from '../pricing/index.js';
+import { assertWithinLimits, lineRefusalError, quantityLimitError, quantityLimitRefusals, StockLedger, type LineRefusal } from '../pricing/index.js';
 import { endHolds, holdsOf } from '../holds/index.js';
 import * as repo from './repository.js';
 import { endHoldsOfChanged, endingHold, shownBy, shownProducts } from './holds.js';
@@ -54,6 +54,9 @@ export async function createCarts(tx: Executor, store: string, requests: Array<M
   const carts: Array<{ id: string; createdAt: Date; expiresAt: Date }> = [];
   const lines: Array<[string, string, number]> = [];
   const outcomes = requests.map((request): Outcome<Created> => {
+    // A line over its product's limit refuses the whole request: a limit is not a shortage to work around.
+    const over = quantityLimitRefusals(products, request);
+    if (over.length > 0) return { ok: false, error: quantityLimitError(over) };
     const warnings: LineRefusal[] = [];
     const accepted: PricedLine[] = [];
     for (const [productId, quantity] of request) {
@@ -100,6 +103,7 @@ export async function addItemsToCarts(tx: Executor, store: string, requests: Add
       assertCartPending(locked.cart.status, locked.cart.id);
       const index = locked.lines.findIndex((l) => l.productId === request.productId);
       const quantity = (index < 0 ? 0 : locked.lines[index]!.quantity) + request.quantity;
+      assertWithinLimits(products, new Map([[request.productId, quantity]]));
       // The change ends the cart's own hold: its units are its to take.
       const refused = stock.refusal(request.productId, quantity, locked.cart.id);
       if (refused) throw lineRefusalError(refused);
@@ -137,6 +141,7 @@ export async function adjustCartLine(tx: Executor, store: string, id: string, pr
   const { products } = await findSellableProducts(tx, store, locked.lines.map((l) => l.productId));
   const stock = new StockLedger(products, await holdsOf(tx, store, [...products.keys()], [locked.cart.id]));
   if (locked.lines.find((l) => l.productId === pid)!.quantity === quantity) return { cart: await viewOf(tx, store, locked.cart, priced(locked.lines, shownBy(products, stock)), locked.now) };
+  assertWithinLimits(products, new Map([[pid, quantity]]));
   // The change ends the cart's own hold: its units are its to take.
   const refused = stock.refusal(pid, quantity, locked.cart.id);
   if (refused) throw lineRefusalError(refused);

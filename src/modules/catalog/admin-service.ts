@@ -8,7 +8,7 @@ import * as collections from './collections-repository.js';
 import type { AdminListProductsQuery, CreateCollectionBody, CreateProductBody, UpdateCollectionBody, UpdateProductBody } from './schemas.js';
 import { collectionView, productView } from './views.js';
 import { searchTermsOf } from './search.js';
-import { checkOptionNames, sameOptionsConflict } from './variant-rules.js';
+import { nfcOptions, checkOptionNames, sameOptionsConflict } from './variant-rules.js';
 import { withHeld } from './held.js';
 
 async function uniqueSlug<T>(kind: string, slug: string | undefined, write: () => Promise<T>): Promise<T> {
@@ -73,8 +73,9 @@ export async function getAdminProduct(db: Database, store: string, id: string) {
 }
 
 /** Creates a product; it is a DRAFT unless a status is given. */
-export async function createProduct(tx: Executor, record: Recorder, store: string, body: CreateProductBody) {
-  checkOptionNames(body.options);
+export async function createProduct(tx: Executor, record: Recorder, store: string, given: CreateProductBody) {
+  checkOptionNames(given.options);
+  const body = nfcOptions(given);
   const product = await uniqueSlug('product', body.slug, async () => {
     const created = await products.insertProduct(tx, store, body);
     return recordProductEvent(tx, record, store, 'product.created', created);
@@ -82,8 +83,9 @@ export async function createProduct(tx: Executor, record: Recorder, store: strin
   return { product };
 }
 
-export async function updateProduct(tx: Executor, record: Recorder, store: string, id: string, body: UpdateProductBody) {
-  checkOptionNames(body.options);
+export async function updateProduct(tx: Executor, record: Recorder, store: string, id: string, given: UpdateProductBody) {
+  checkOptionNames(given.options);
+  const body = nfcOptions(given);
   const product = await uniqueSlug('product', body.slug, async () => {
     const before = await products.lockProductQuantity(tx, store, id);
     if (before === undefined || !(await products.updateProduct(tx, store, id, body))) throw new AppError('NOT_FOUND', `product ${id} not found`);

@@ -67,6 +67,10 @@ const PRODUCT_FIELDS = {
   price: { read: Type.Integer({ description: 'current unit price, in the smallest currency unit', examples: [4990] }), write: Money, required: true },
   originalPrice: { read: Nullable('integer', { description: 'price before discount, or null', examples: [5990] }), write: Type.Union([Money, Type.Null()]) },
   quantity: { read: Type.Integer({ description: 'available quantity', examples: [12] }), write: Type.Integer({ minimum: 0, maximum: 1_000_000_000 }), required: true },
+  maxPerOrder: {
+    read: Nullable('integer', { description: 'most units of it one cart line, hold or order line may have; null: no limit of its own (lines are at most 100000)', examples: [null] }),
+    write: Type.Union([Type.Integer({ minimum: 1, maximum: 1_000_000_000 }), Type.Null()]),
+  },
   sku: { read: Type.String({ examples: ['LS-001'] }), write: Type.String({ minLength: 1, maxLength: 255 }), required: true },
   group: {
     read: Nullable('string', { description: 'products with the same group are the variants of one item; null for none', examples: ['linen-shirt'] }),

@@ -9,11 +9,20 @@ import { AppError } from '../../plugins/errors.js';
 /** The unique index of (store, group, normalized options) among non-deleted products. */
 const GROUP_OPTIONS_KEY = 'products_store_group_options_key';
 
-/** Refuses option names that differ only in case: combinations are compared ignoring case. */
+/**
+ * Options in Unicode NFC form: "é" typed as one code point and as "e" with a combining accent are one
+ * value (and one name), so they are stored, compared and shown as one.
+ */
+export function nfcOptions<T extends { options?: Record<string, string> }>(body: T): T {
+  if (!body.options) return body;
+  return { ...body, options: Object.fromEntries(Object.entries(body.options).map(([name, value]) => [name.normalize('NFC'), value.normalize('NFC')])) };
+}
+
+/** Refuses option names that differ only in case or in Unicode form: combinations are compared ignoring case, in NFC. */
 export function checkOptionNames(options: Record<string, string> | undefined): void {
   const seen = new Set<string>();
   for (const name of Object.keys(options ?? {})) {
-    const folded = name.toLowerCase();
+    const folded = name.normalize('NFC').toLowerCase();
     if (seen.has(folded)) {
       const detail = `options name "${name}" twice (names are compared ignoring case)`;
       throw new AppError('VALIDATION_FAILED', detail, { errors: [{ field: 'body.options', message: detail }] });

@@ -29,15 +29,15 @@ export interface MintedCustomerToken {
 }
 
 /** Mints a token bound to one customer of the store, valid `ttlSeconds`; its secret is returned once. */
-export async function mintCustomerToken(db: Executor, store: string, customerId: string, ttlSeconds: number): Promise<MintedCustomerToken> {
-  const { row, secret } = await tokens.issueCustomerToken(db, store, customerId.toLowerCase(), ttlSeconds);
+export async function mintCustomerToken(db: Executor, store: string, customerId: string, ttlSeconds: number, guest = false): Promise<MintedCustomerToken> {
+  const { row, secret } = await tokens.issueCustomerToken(db, store, customerId.toLowerCase(), ttlSeconds, guest);
   return { token: customerTokenView(row), secret };
 }
 
 /** A guest session: a new random customer id and a token for it. */
 export async function startGuestSession(db: Executor, store: string, ttlSeconds: number) {
   const customerId = randomUUID();
-  return { customerId, ...(await mintCustomerToken(db, store, customerId, ttlSeconds)) };
+  return { customerId, ...(await mintCustomerToken(db, store, customerId, ttlSeconds, true)) };
 }
 
 /** Revokes one customer token of the store; it stops working at once, in every process. */

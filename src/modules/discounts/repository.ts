@@ -121,6 +121,18 @@ export async function customersWhoUsed(db: Executor, store: string, discountIds:
   return found.map((r) => r.key);
 }
 
+/** `${discountId}:email:${email}` of the emails (lower case) among `emails` that have an order with one of `discountIds` that is not cancelled. */
+export async function emailsWhoUsed(db: Executor, store: string, discountIds: string[], emails: string[]): Promise<string[]> {
+  if (discountIds.length === 0 || emails.length === 0) return [];
+  const found = await queryRows<{ key: string }>(
+    db,
+    sql`select distinct discount_id || ':email:' || lower(email) as key from orders
+        where store = ${store} and discount_id in (${valueList(discountIds)}) and email is not null and lower(email) in (${valueList(emails)})
+          and status <> 'CANCELLED' and deleted_at is null`,
+  );
+  return found.map((r) => r.key);
+}
+
 /**
  * Counts a round's uses, one guarded statement for them all: never past `usage_limit`. Answers how
  * many discounts it changed, for the caller to check against what it expected.

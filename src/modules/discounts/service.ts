@@ -128,7 +128,7 @@ export interface RoundDiscounts {
 export async function discountsForRound(
   tx: Executor,
   store: string,
-  wanted: { ids: Array<{ id: string; productIds: string[] }>; codes: Array<{ code: string; productIds: string[] }>; customerIds: string[] },
+  wanted: { ids: Array<{ id: string; productIds: string[] }>; codes: Array<{ code: string; productIds: string[] }>; customerIds: string[]; emails: string[] },
 ): Promise<RoundDiscounts> {
   const codes = [...new Set(wanted.codes.map((c) => normalizeCode(c.code)))];
   const found = [...(await repo.findByIds(tx, store, [...new Set(wanted.ids.map((w) => w.id))])), ...(await repo.findByCodes(tx, store, codes))];
@@ -143,7 +143,8 @@ export async function discountsForRound(
   const byId = await rulesFor(tx, store, rows, needs);
   const byCode = new Map(byCodeRows.map((r) => [r.code, byId.get(r.id)!]));
   const once = rows.filter((r) => r.oncePerCustomer).map((r) => r.id);
-  return { byId, byCode, usedBy: await repo.customersWhoUsed(tx, store, once, wanted.customerIds) };
+  const emails = [...new Set(wanted.emails.map((e) => e.toLowerCase()))];
+  return { byId, byCode, usedBy: [...(await repo.customersWhoUsed(tx, store, once, wanted.customerIds)), ...(await repo.emailsWhoUsed(tx, store, once, emails))] };
 }
 
 /** Counts a round's uses; a count the guard refuses cannot happen under the locks, and fails the round if it does. */

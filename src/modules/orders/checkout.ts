@@ -10,7 +10,7 @@
  * concurrency or the number of processes; a cart becomes at most one order.
  */
 import { randomUUID } from 'node:crypto';
-import type { Executor } from '../../db/client.js';
+import { CLIENT_LOCK_CLASS, lockClients, type Executor } from '../../db/client.js';
 import type { ProductSnapshot } from '../../db/schema.js';
 import { AppError } from '../../lib/app-error.js';
 import type { Outcome } from '../../lib/keyed-batcher.js';
@@ -20,7 +20,7 @@ import { assertCartPending, completeCarts, lockCartsForOrders } from '../carts/i
 import { lockSellableProducts, productFieldsView, recordStockCrossing, takeStock } from '../catalog/index.js';
 import { discountsForRound, countUses } from '../discounts/index.js';
 import { holdsOf } from '../holds/index.js';
-import { checkoutTotals, discountEligible, isCountryCode, DiscountLedger, linePrice, orderRefusalError, StockLedger, sumLines, totals } from '../pricing/index.js';
+import { assertWithinLimits, checkoutTotals, discountEligible, isCountryCode, DiscountLedger, linePrice, orderRefusalError, StockLedger, sumLines, totals } from '../pricing/index.js';
 import { takeOrderNumbers } from '../stores/index.js';
 import { decideOrderDiscount, discountWanted } from './discount.js';
 import { decideOrderShipping, roundCheckout } from './shipping.js';
@@ -38,7 +38,17 @@ export interface OrderRequest {
   discountCode: string | null;
   /** A product-list order's shipping option (an order from a cart uses the cart's). */
   shippingOptionId: string | null;
+  /** The shopper's email, if the body gave one. */
   email: string | null;
+  /** Placed with a guest session (its customer id is new with each session). */
+  guest: boolean;
+  /** The client address of a public caller (UNPAID_ORDERS_PER_CLIENT); null for secret tokens. */
+  client: string | null;
+}
+
+/** UNPAID_ORDERS_PER_CLIENT: unpaid orders one client address may have per store; 0 = no limit. */
+export interface OrderPolicy {
+  unpaidPerClient: number;
 }
 
 type Placed = { order: OrderView };
@@ -64,17 +74,22 @@ export function assertOneSource(body: unknown): void {
 }
 
 /** The order a request body asks for (the schema and `assertOneSource` have checked it). */
-export function orderRequestOf(customerId: string, body: CreateOrderBody): OrderRequest {
+export function orderRequestOf(customerId: string, body: CreateOrderBody, caller: { guest: boolean; client: string | null }): OrderRequest {
   const cartId = body.id === undefined ? null : body.id.toLowerCase();
   return {
     customerId: customerId.toLowerCase(), addressId: body.address.toLowerCase(), cartId, lines: sumLines(body.products ?? []), discountCode: body.discountCode ?? null,
-    shippingOptionId: body.shippingOption?.toLowerCase() ?? null, email: body.email ?? null,
+    shippingOptionId: body.shippingOption?.toLowerCase() ?? null, email: body.email ?? null, ...caller,
   };
 }
 
 /** Decides and writes one round of a store's orders: one outcome per request, in arrival order. */
-export async function placeOrders(tx: Executor, store: string, jobs: Array<RoundJob<OrderRequest>>): Promise<Array<Outcome<Placed>>> {
+export async function placeOrders(tx: Executor, store: string, jobs: Array<RoundJob<OrderRequest>>, policy: OrderPolicy): Promise<Array<Outcome<Placed>>> {
   const requests = jobs.map((j) => j.job);
+  // What each client address has unpaid, under its advisory lock (first, before any row lock), so the
+  // count holds across processes until the round commits.
+  const counted = policy.unpaidPerClient > 0 ? [...new Set(requests.flatMap((r) => (r.client === null ? [] : [r.client])))] : [];
+  await lockClients(tx, CLIENT_LOCK_CLASS.unpaidOrders, store, counted);
+  const unpaid = await repo.unpaidByClients(tx, store, counted);
   const carts = await lockCartsForOrders(tx, store, [...new Set(requests.flatMap((r) => (r.cartId ? [r.cartId] : [])))]);
   const linesOf = (r: OrderRequest) => (r.cartId ? (carts.get(r.cartId)?.lines ?? new Map<string, number>()) : r.lines);
   // Addresses are never changed through the API and a deleted one stays deleted: no lock needed.
@@ -102,6 +117,9 @@ export async function placeOrders(tx: Executor, store: string, jobs: Array<Round
         throw new AppError('ADDRESS_NOT_FOUND', `address ${request.addressId} is not an address of customer ${request.customerId}`);
       }
       const wanted = linesOf(request);
+      assertWithinLimits(products, wanted);
+      const client = counted.length > 0 ? request.client : null;
+      if (client !== null && (unpaid.get(client) ?? 0) >= policy.unpaidPerClient) throw tooManyUnpaid(policy.unpaidPerClient);
       // Decided before the stock is taken (and taken only after the stock can be had): a refused order takes nothing.
       const discount = decideOrderDiscount(request, request.cartId ? (carts.get(request.cartId)?.discountId ?? null) : null, discounts, usage, stock, products, wanted, now);
       const stockRefusals = [...wanted.keys()].sort().flatMap((productId) => stock.refusal(productId, wanted.get(productId)!, request.cartId) ?? []);
@@ -125,7 +143,8 @@ export async function placeOrders(tx: Executor, store: string, jobs: Array<Round
       const refusals = stock.take(wanted, request.cartId);
       if (refusals.length > 0) throw orderRefusalError(refusals);
       if (request.cartId) ordered.add(request.cartId);
-      if (discount) usage.use(discount.rule, request.customerId);
+      if (discount) usage.use(discount.rule, request);
+      if (client !== null) unpaid.set(client, (unpaid.get(client) ?? 0) + 1);
       const id = randomUUID();
       const snapshots = [...wanted.keys()].sort().map((productId) => {
         const quantity = wanted.get(productId)!;
@@ -136,7 +155,7 @@ export async function placeOrders(tx: Executor, store: string, jobs: Array<Round
       const row = {
         id, customerId: request.customerId, addressId: address.id, cartId: request.cartId, price: sum.price, originalPrice: sum.originalPrice,
         discountId: discount?.rule.id ?? null, discount: discount?.applied ?? null, discountTotal,
-        email: request.email, currency: checkout.settings.currency, pricesIncludeTax: checkout.settings.pricesIncludeTax,
+        email: request.email, clientAddress: request.client, currency: checkout.settings.currency, pricesIncludeTax: checkout.settings.pricesIncludeTax,
         shipping: priceTotals.shipping, shippingTotal: priceTotals.shippingTotal, taxLines: priceTotals.taxLines, taxTotal: priceTotals.taxTotal, createdAt: now,
       };
       accepted.push({ row, snapshots, address, job });
@@ -166,4 +185,14 @@ export async function placeOrders(tx: Executor, store: string, jobs: Array<Round
     for (const line of view.products) if (line.quantity === 0) await recordStockCrossing(tx, record, store, line.id, line.order.quantity, 0);
   }
   return outcomes;
+}
+
+/**
+ * 429 for a client address with as many unpaid orders as it may have. When one is paid or cancelled
+ * (or the store's unpaid-order timeout cancels it) the place is free again; a minute is a fair retry.
+ */
+function tooManyUnpaid(limit: number): AppError {
+  return new AppError('RATE_LIMITED', `this client already has ${limit} unpaid orders in this store, the most it may; pay or cancel one first`, {
+    headers: { 'retry-after': '60' },
+  });
 }

@@ -1,7 +1,7 @@
 /** An order's discount code within a round of orders (checkout.ts): which codes a round reads, and each order's decision. */
 import type { DiscountSnapshot } from '../../db/schema.js';
 import { normalizeCode, type RoundDiscounts } from '../discounts/index.js';
-import { discountRefusalError, linePrice, orderRefusalError, type DiscountLedger, type DiscountRule, type StockLedger } from '../pricing/index.js';
+import { discountRefusalError, linePrice, orderRefusalError, reasonFor, type DiscountLedger, type DiscountRule, type StockLedger } from '../pricing/index.js';
 import type { SellableProduct } from '../catalog/index.js';
 import type { OrderRequest } from './checkout.js';
 
@@ -15,7 +15,8 @@ export function discountWanted(requests: OrderRequest[], cartDiscount: (r: Order
     if (id) ids.push({ id, productIds });
     if (!r.cartId && r.discountCode) codes.push({ code: r.discountCode, productIds });
   }
-  return { ids, codes, customerIds: [...new Set(requests.map((r) => r.customerId))] };
+  const emails = [...new Set(requests.flatMap((r) => (r.email ? [r.email.toLowerCase()] : [])))];
+  return { ids, codes, customerIds: [...new Set(requests.map((r) => r.customerId))], emails };
 }
 
 /**
@@ -41,7 +42,7 @@ export function decideOrderDiscount(
   const rule = cartDiscountId ? discounts.byId.get(cartDiscountId) : discounts.byCode.get(normalizeCode(code!));
   if (!rule) throw discountRefusalError(code ? normalizeCode(code) : 'of the cart', 'unknown');
   const lines = ids.map((id) => ({ productId: id, price: linePrice(products.get(id)!, wanted.get(id)!) }));
-  const decision = usage.decide(rule, lines, now, request.customerId);
-  if (decision.reason) throw discountRefusalError(rule.code, decision.reason);
+  const decision = usage.decide(rule, lines, now, request);
+  if (decision.reason) throw discountRefusalError(rule.code, reasonFor(decision.reason, request.client !== null));
   return { rule, applied: decision.discount };
 }

@@ -33,7 +33,7 @@ export interface OrderRow {
 export type NewOrder = Pick<
   OrderRow,
   'id' | 'customerId' | 'addressId' | 'price' | 'originalPrice' | 'discountId' | 'discount' | 'discountTotal' | 'number' | 'email' | 'currency' | 'pricesIncludeTax' | 'shipping' | 'shippingTotal' | 'taxLines' | 'taxTotal' | 'createdAt'
-> & { cartId: string | null };
+> & { cartId: string | null; clientAddress: string | null };
 
 export interface OrderLineRow {
   orderId: string;
@@ -59,17 +59,32 @@ export async function insertOrders(
   await tx.execute(
     sql`with new_orders as (
           insert into orders (store, id, customer_id, address_id, cart_id, price, original_price, discount_id, discount, discount_total,
-                              number, email, currency, prices_include_tax, shipping, shipping_total, tax_lines, tax_total, created_at)
+                              number, email, client_address, currency, prices_include_tax, shipping, shipping_total, tax_lines, tax_total, created_at)
           select ${store}, o.id, o."customerId", o."addressId", o."cartId", o.price, o."originalPrice", o."discountId", o.discount, o."discountTotal",
-                 o.number, o.email, o.currency, o."pricesIncludeTax", o.shipping, o."shippingTotal", o."taxLines", o."taxTotal", o."createdAt"
+                 o.number, o.email, o."clientAddress", o.currency, o."pricesIncludeTax", o.shipping, o."shippingTotal", o."taxLines", o."taxTotal", o."createdAt"
           from jsonb_to_recordset(${jsonb(orders.map((o) => ({ ...o, createdAt: toIso(o.createdAt) })))})
             as o(id uuid, "customerId" uuid, "addressId" uuid, "cartId" uuid, price bigint, "originalPrice" bigint,
-                 "discountId" uuid, discount jsonb, "discountTotal" bigint, number int, email text, currency text, "pricesIncludeTax" boolean,
+                 "discountId" uuid, discount jsonb, "discountTotal" bigint, number int, email text, "clientAddress" text, currency text, "pricesIncludeTax" boolean,
                  shipping jsonb, "shippingTotal" bigint, "taxLines" jsonb, "taxTotal" bigint, "createdAt" timestamptz))
         insert into order_lines (store, order_id, product_id, quantity, unit_price, line_price, product)
         select ${store}, l."orderId", (l.product->>'id')::uuid, l.quantity, l."unitPrice", l."linePrice", l.product
         from jsonb_to_recordset(${jsonb(lines)}) as l("orderId" uuid, quantity int, "unitPrice" int, "linePrice" bigint, product jsonb)`,
   );
+}
+
+/**
+ * The unpaid (CREATED) orders each of some client addresses placed with public credentials, and
+ * when the oldest was placed (UNPAID_ORDERS_PER_CLIENT). Counted by status, so a payment or a
+ * cancellation frees the place by itself; read under the clients' advisory locks.
+ */
+export async function unpaidByClients(db: Executor, store: string, clients: string[]): Promise<Map<string, number>> {
+  if (clients.length === 0) return new Map();
+  const rows = await queryRows<{ client: string; n: number }>(
+    db,
+    sql`select client_address as client, count(*)::int as n from orders
+        where store = ${store} and client_address in (${valueList(clients)}) and status = 'CREATED' and deleted_at is null group by client_address`,
+  );
+  return new Map(rows.map((r) => [r.client, r.n]));
 }
 
 export interface OrderFilter {

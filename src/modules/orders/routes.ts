@@ -10,19 +10,22 @@ import { assertOneSource, orderRequestOf, placeOrders } from './checkout.js';
 const tags = ['orders'];
 
 const orderRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const policy = { unpaidPerClient: app.config.unpaidOrdersPerClient };
   registerCommand(app, {
     method: 'POST', url: '/v1/:customer/orders', operationId: 'placeOrder', tags, summary: 'Place an order',
     description:
       'From exactly one of a PENDING cart (`id`) or a product list (`products`), to an address of the customer. ' +
       'All or nothing: every line visible and in stock, or 422 with one `errors` entry per failing product. ' +
-      'A product-list order may take `discountCode`; an order from a cart uses the cart\'s code. A code that does not apply is 422 DISCOUNT_NOT_APPLICABLE with `reason`.',
+      'A product-list order may take `discountCode`; an order from a cart uses the cart\'s code. A code that does not apply is 422 DISCOUNT_NOT_APPLICABLE with `reason`. ' +
+      'A line over its product\'s `maxPerOrder` (or 100000) is 422 QUANTITY_LIMIT_EXCEEDED. One client address may have at most UNPAID_ORDERS_PER_CLIENT unpaid orders placed with public credentials (429 RATE_LIMITED).',
     params: CustomerParams, body: S.CreateOrderBody, status: 201, response: S.OrderEnvelope,
-    errors: ['NOT_FOUND', 'CART_EXPIRED', 'CART_NOT_PENDING', 'ADDRESS_NOT_FOUND', 'INSUFFICIENT_STOCK', 'PRODUCT_UNAVAILABLE', 'DISCOUNT_NOT_APPLICABLE'],
+    errors: ['NOT_FOUND', 'CART_EXPIRED', 'CART_NOT_PENDING', 'ADDRESS_NOT_FOUND', 'INSUFFICIENT_STOCK', 'PRODUCT_UNAVAILABLE', 'QUANTITY_LIMIT_EXCEEDED', 'DISCOUNT_NOT_APPLICABLE'],
+    triesDiscountCode: (body) => (body as { discountCode?: string }).discountCode !== undefined,
     idempotent: true, changesCatalog: true, events: ['order.created', 'product.out_of_stock'], counts: 'orders', limit: 'orders',
     // Before the schema's oneOf, whose failure would name a branch rather than the rule.
     preValidation: async (request) => assertOneSource(request.body),
-    prepare: ({ params, body }) => orderRequestOf(params.customer, body),
-    runRound: placeOrders,
+    prepare: ({ params, body, principal, client }) => orderRequestOf(params.customer, body, { guest: principal.kind === 'customer' && principal.guest, client }),
+    runRound: (tx, store, jobs) => placeOrders(tx, store, jobs, policy),
   });
   app.get(
     '/v1/:customer/orders',

@@ -12,7 +12,7 @@ export const OrderStatus = StringEnum(['CREATED', 'PAID', 'FULFILLED', 'CANCELLE
 export type OrderStatus = Static<typeof OrderStatus>;
 
 const OrderAddress = Uuid('an address id of this customer');
-const OrderEmail = Type.String({ format: 'email', maxLength: 254, description: 'where the shop writes about the order', examples: ['ana@example.com'] });
+const OrderEmail = Type.String({ format: 'email', maxLength: 254, description: "the shopper's email; an order of a guest session needs it for a once-per-customer code", examples: ['ana@example.com'] });
 
 export const OrderFromCart = named('OrderFromCart', Type.Object(
   { id: Uuid('a PENDING cart to order'), address: OrderAddress, email: Type.Optional(OrderEmail) },

@@ -37,8 +37,8 @@ export function orderView(order: OrderRow, lines: OrderLineRow[], address: Addre
     createdAt: toIso(order.createdAt),
     updatedAt: toIsoOrNull(order.updatedAt),
     deletedAt: toIsoOrNull(order.deletedAt),
-    // Lines placed before products had a tax category show none.
-    products: lines.map((line) => ({ ...line.product, taxCategory: line.product.taxCategory ?? null, order: { quantity: line.quantity, price: Number(line.linePrice) } })),
+    // Lines placed before products had a tax category or `maxPerOrder` kept no such field: null, as it was then.
+    products: lines.map((line) => ({ ...line.product, taxCategory: line.product.taxCategory ?? null, maxPerOrder: line.product.maxPerOrder ?? null, order: { quantity: line.quantity, price: Number(line.linePrice) } })),
     address: addressView(address),
   };
 }

@@ -9,7 +9,7 @@ import { AppError } from '../../lib/app-error.js';
 export type DiscountType = 'percentage' | 'fixed';
 
 /** Why a code does not apply (the `reason` of 422 DISCOUNT_NOT_APPLICABLE). */
-export const DISCOUNT_REASONS = ['unknown', 'inactive', 'not_started', 'expired', 'used_up', 'min_subtotal', 'no_eligible_products', 'already_used'] as const;
+export const DISCOUNT_REASONS = ['unknown', 'inactive', 'not_started', 'expired', 'used_up', 'min_subtotal', 'no_eligible_products', 'already_used', 'email_required'] as const;
 export type DiscountReason = (typeof DISCOUNT_REASONS)[number];
 
 /** A discount as pricing needs it. */
@@ -72,7 +72,7 @@ export function discountAmount(type: DiscountType, value: number, eligibleSubtot
 export function decideDiscount(
   rule: DiscountRule,
   lines: readonly DiscountLine[],
-  context: { now: Date; usedBefore?: number; alreadyUsed?: boolean },
+  context: DecisionContext,
 ): DiscountDecision {
   const shown = { code: rule.code, type: rule.type, value: rule.value };
   const price = lines.reduce((sum, l) => sum + l.price, 0);
@@ -82,7 +82,16 @@ export function decideDiscount(
   return { discount: { ...shown, amount: discountAmount(rule.type, rule.value, eligibleSubtotal) } };
 }
 
-function refusalReason(rule: DiscountRule, lines: readonly DiscountLine[], price: number, context: { now: Date; usedBefore?: number; alreadyUsed?: boolean }): DiscountReason | undefined {
+/** What a decision knows beyond the code and the lines. */
+interface DecisionContext {
+  now: Date;
+  usedBefore?: number;
+  alreadyUsed?: boolean;
+  /** A guest session's order without an email: a once-per-customer code cannot tell who it is. */
+  emailMissing?: boolean;
+}
+
+function refusalReason(rule: DiscountRule, lines: readonly DiscountLine[], price: number, context: DecisionContext): DiscountReason | undefined {
   if (rule.deletedAt) return 'unknown';
   if (!rule.active) return 'inactive';
   const now = context.now.getTime();
@@ -91,8 +100,18 @@ function refusalReason(rule: DiscountRule, lines: readonly DiscountLine[], price
   if (rule.usageLimit !== null && rule.usageCount + (context.usedBefore ?? 0) >= rule.usageLimit) return 'used_up';
   if (price < rule.minSubtotal) return 'min_subtotal';
   if (!lines.some((l) => discountEligible(rule, l.productId))) return 'no_eligible_products';
+  if (rule.oncePerCustomer && context.emailMissing) return 'email_required';
   if (rule.oncePerCustomer && context.alreadyUsed) return 'already_used';
   return undefined;
+}
+
+/**
+ * The reason a public caller (the storefront token, a customer credential) is told: a code that is
+ * inactive or not started yet reads as unknown, so guessing cannot find a store's coming promotions.
+ * Secret tokens get the true reason.
+ */
+export function reasonFor(reason: DiscountReason, publicCaller: boolean): DiscountReason {
+  return publicCaller && (reason === 'inactive' || reason === 'not_started') ? 'unknown' : reason;
 }
 
 /** A cart's or an order's totals with its discount: `total` is `price` less `discountTotal`. */
@@ -110,11 +129,25 @@ const REASON_TEXT: Record<DiscountReason, string> = {
   min_subtotal: 'the subtotal is below the minimum for this code',
   no_eligible_products: 'no product here is eligible for this code',
   already_used: 'this customer has already used this code',
+  email_required: 'this code is once per customer: an order of a guest session must give its email',
 };
 
 /** The 422 that refuses a code, with its `reason`. */
 export function discountRefusalError(code: string, reason: DiscountReason): AppError {
-  return new AppError('DISCOUNT_NOT_APPLICABLE', `discount code ${code}: ${REASON_TEXT[reason]}`, { reason });
+  // The submitted code is the caller's own; it stays out of the log (a guess, or a customer's private code).
+  return new AppError('DISCOUNT_NOT_APPLICABLE', `discount code ${code}: ${REASON_TEXT[reason]}`, { reason, logDetail: `discount code refused: ${REASON_TEXT[reason]}` });
+}
+
+/** Who places an order, as once per customer sees it: a guest session's customer id is new with each session. */
+export interface Buyer {
+  customerId: string;
+  email: string | null;
+  guest: boolean;
+}
+
+/** The key of one use of a code: by a customer id, or by an email (lower case). */
+export function usedKey(discountId: string, customerId: string | undefined, email?: string): string {
+  return email === undefined ? `${discountId}:${customerId}` : `${discountId}:email:${email}`;
 }
 
 /**
@@ -125,20 +158,26 @@ export class DiscountLedger {
   private readonly uses = new Map<string, number>();
   private readonly customers = new Set<string>();
 
-  /** `usedBy`: `${discountId}:${customerId}` of the customers who have an order with the code that is not cancelled. */
+  /**
+   * `usedBy`: `usedKey(discountId, customerId)` of the customers, and `usedKey(discountId, undefined, email)`
+   * of the emails, that have an order with the code that is not cancelled.
+   */
   constructor(usedBy: Iterable<string>) {
     for (const key of usedBy) this.customers.add(key);
   }
 
-  /** The decision for an order of `customerId` with these lines; records nothing. */
-  decide(rule: DiscountRule, lines: readonly DiscountLine[], now: Date, customerId: string): DiscountDecision {
-    return decideDiscount(rule, lines, { now, usedBefore: this.uses.get(rule.id) ?? 0, alreadyUsed: this.customers.has(`${rule.id}:${customerId}`) });
+  /** The decision for an order of `buyer` with these lines; records nothing. Once per customer is also once per email. */
+  decide(rule: DiscountRule, lines: readonly DiscountLine[], now: Date, buyer: Buyer): DiscountDecision {
+    const email = buyer.email?.toLowerCase();
+    const alreadyUsed = this.customers.has(usedKey(rule.id, buyer.customerId)) || (email !== undefined && this.customers.has(usedKey(rule.id, undefined, email)));
+    return decideDiscount(rule, lines, { now, usedBefore: this.uses.get(rule.id) ?? 0, alreadyUsed, emailMissing: buyer.guest && email === undefined });
   }
 
   /** Counts an accepted order's use. */
-  use(rule: DiscountRule, customerId: string): void {
+  use(rule: DiscountRule, buyer: Buyer): void {
     this.uses.set(rule.id, (this.uses.get(rule.id) ?? 0) + 1);
-    this.customers.add(`${rule.id}:${customerId}`);
+    this.customers.add(usedKey(rule.id, buyer.customerId));
+    if (buyer.email) this.customers.add(usedKey(rule.id, undefined, buyer.email.toLowerCase()));
   }
 
   /** Uses per discount, for the guarded usage update. */

@@ -165,6 +165,44 @@ export class StockLedger {
   }
 }
 
+/** The most units any line may have (a cart line, a hold, an order line), on every route, after summing. */
+export const MAX_LINE_QUANTITY = 100_000;
+
+/** A line over the most one order may have of its product. */
+export interface QuantityLimitRefusal {
+  productId: string;
+  requested: number;
+  maxPerOrder: number;
+}
+
+/**
+ * The lines over their product's `maxPerOrder` (or over MAX_LINE_QUANTITY, whatever the product), in
+ * the lines' order. A product not among `products` (unknown, deleted) has only the API's bound.
+ * With every line at most 100000 units of a price at most 10^8, and at most 100 lines, a total stays
+ * below 10^15, well inside a double's exact integers (2^53).
+ */
+export function quantityLimitRefusals(products: ReadonlyMap<string, { maxPerOrder?: number | null }>, lines: ReadonlyMap<string, number>): QuantityLimitRefusal[] {
+  const refusals: QuantityLimitRefusal[] = [];
+  for (const [productId, requested] of lines) {
+    const own = products.get(productId)?.maxPerOrder ?? null;
+    const maxPerOrder = own === null ? MAX_LINE_QUANTITY : Math.min(own, MAX_LINE_QUANTITY);
+    if (requested > maxPerOrder) refusals.push({ productId, requested, maxPerOrder });
+  }
+  return refusals;
+}
+
+/** The 422 that refuses lines over their limit (QUANTITY_LIMIT_EXCEEDED), one `errors` entry each. */
+export function quantityLimitError(refusals: QuantityLimitRefusal[]): AppError {
+  const detail = refusals.map((r) => `${r.requested} of product ${r.productId} requested, at most ${r.maxPerOrder} per order`).join('; ');
+  return new AppError('QUANTITY_LIMIT_EXCEEDED', detail, { errors: refusals });
+}
+
+/** Throws QUANTITY_LIMIT_EXCEEDED when a line is over its limit. */
+export function assertWithinLimits(products: ReadonlyMap<string, { maxPerOrder?: number | null }>, lines: ReadonlyMap<string, number>): void {
+  const refusals = quantityLimitRefusals(products, lines);
+  if (refusals.length > 0) throw quantityLimitError(refusals);
+}
+
 /** The 422 that refuses one line of a cart. */
 export function lineRefusalError(refusal: LineRefusal): AppError {
   const { productId, requested, available } = refusal;

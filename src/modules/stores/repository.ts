@@ -33,7 +33,7 @@ export async function countStores(db: Executor): Promise<number> {
 
 export async function insertToken(
   db: Executor,
-  token: { store: string; kind: TokenKind; secretHash: string; customerId?: string; ttlSeconds?: number },
+  token: { store: string; kind: TokenKind; secretHash: string; customerId?: string; ttlSeconds?: number; guest?: boolean },
 ): Promise<TokenRow> {
   const { ttlSeconds, ...values } = token;
   const expiresAt = ttlSeconds === undefined ? null : sql`now() + make_interval(secs => ${ttlSeconds})`;
@@ -43,7 +43,7 @@ export async function insertToken(
 
 function tokenLookup(db: Database) {
   return db
-    .select({ id: tokens.id, kind: tokens.kind, customerId: tokens.customerId, catalogVersion: catalogVersionOf(tokens.store) })
+    .select({ id: tokens.id, kind: tokens.kind, customerId: tokens.customerId, guest: tokens.guest, catalogVersion: catalogVersionOf(tokens.store) })
     .from(tokens)
     .where(
       and(
@@ -56,7 +56,7 @@ function tokenLookup(db: Database) {
     .prepare('storefront_token_lookup');
 }
 
-type ActiveToken = { id: string; kind: TokenRow['kind']; customerId: string | null; catalogVersion: number };
+type ActiveToken = { id: string; kind: TokenRow['kind']; customerId: string | null; guest: boolean; catalogVersion: number };
 
 // Every request runs this query: it is built once per database, prepared on the server, and
 // shared among the requests of one token that wait for it at the same time.

@@ -84,7 +84,7 @@ export async function authenticateSecret(db: Executor, secret: string) {
   const store = storeOfSecret(secret);
   if (!store) return undefined;
   const token = await repo.findActiveToken(db, store, hashSecret(secret));
-  return token ? { store, kind: token.kind, tokenId: token.id, customerId: token.customerId, catalogVersion: token.catalogVersion } : undefined;
+  return token ? { store, kind: token.kind, tokenId: token.id, customerId: token.customerId, guest: token.guest, catalogVersion: token.catalogVersion } : undefined;
 }
 
 function storeView(row: repo.StoreRow): StoreView {
@@ -96,9 +96,9 @@ function tokenView(row: repo.TokenRow): TokenView {
 }
 
 /** Issues a token bound to one customer of the store, valid `ttlSeconds`; its secret is returned once. */
-export async function issueCustomerToken(db: Executor, store: string, customerId: string, ttlSeconds: number): Promise<{ row: repo.TokenRow; secret: string }> {
+export async function issueCustomerToken(db: Executor, store: string, customerId: string, ttlSeconds: number, guest = false): Promise<{ row: repo.TokenRow; secret: string }> {
   const secret = newSecret('customer', store);
-  const row = await repo.insertToken(db, { store, kind: 'customer', secretHash: hashSecret(secret), customerId, ttlSeconds });
+  const row = await repo.insertToken(db, { store, kind: 'customer', secretHash: hashSecret(secret), customerId, ttlSeconds, guest });
   return { row, secret };
 }
 
