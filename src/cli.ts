@@ -8,6 +8,7 @@
  * `--store` may be left out while the database holds a single store.
  *   npm run cli -- webhook ... (see src/modules/webhooks/cli.ts)
  *   npm run cli -- discount create <CODE> --type percentage|fixed --value <n> [...]; discount list
+ *   npm run cli -- staff create-owner [--store <slug>] <email>   (prints a generated password once)
  * Answers are JSON on stdout; `--help` prints the usage and exits 0; exit code 2 for bad usage,
  * 1 for a refusal or failure.
  */
@@ -20,6 +21,7 @@ import * as stores from './modules/stores/index.js';
 import { ISSUABLE_TOKEN_KINDS, listStoreSlugs, type IssuableTokenKind } from './modules/stores/index.js';
 import { WEBHOOK_USAGE, webhookCommand } from './modules/webhooks/cli.js';
 import * as discounts from './modules/discounts/index.js';
+import * as staff from './modules/staff/index.js';
 
 const KINDS = ISSUABLE_TOKEN_KINDS.join('|');
 const USAGE = `usage:
@@ -31,6 +33,8 @@ const USAGE = `usage:
   npm run cli -- discount create [--store <slug>] <CODE> --type percentage|fixed --value <n>
       [--min-subtotal <n>] [--usage-limit <n>] [--once-per-customer] [--starts-at <iso>] [--ends-at <iso>]
   npm run cli -- discount list [--store <slug>]
+  npm run cli -- staff create-owner [--store <slug>] <email>
+      (an owner who signs in to the dashboard at /admin with the password printed once)
 --store may be left out while the database holds a single store.
 ${WEBHOOK_USAGE}`;
 
@@ -111,6 +115,17 @@ function parse(argv: string[]): Command {
   if (noun === 'discount' && verb === 'list' && positionals.length === 2) {
     const slug = store();
     return async (d) => discounts.listDiscounts(d.db, await slug(d), { limit: 250 });
+  }
+  if (noun === 'staff' && verb === 'create-owner' && arg && positionals.length === 3) {
+    if (!/^[^\s@]+@[^\s@]+$/.test(arg) || arg.length > 254) throw new UsageError('the email must look like name@example.com');
+    const slug = store();
+    return async (d) => {
+      const target = await slug(d);
+      const password = staff.newPassword();
+      const owner = await d.db.transaction((tx) => staff.createOwner(tx, target, arg, password));
+      if (!owner) throw new AppError('CONFLICT', `${arg} already has an account in store ${target}`);
+      return { staff: owner, store: target, password };
+    };
   }
   if (noun === 'webhook') {
     const usage = (message: string): never => {

@@ -7,8 +7,8 @@ import cluster from 'node:cluster';
 import { buildApp } from './app.js';
 import { openConfiguredDatabase } from './bootstrap.js';
 import { ConfigError, loadConfig, type Config } from './plugins/config.js';
-import { seedDemoStore } from './seed/demo.js';
-import { hasStores, type CreatedStore } from './modules/stores/index.js';
+import { seedDemoStore, type SeededStore } from './seed/demo.js';
+import { hasStores } from './modules/stores/index.js';
 import type { Database } from './db/client.js';
 import { databaseAddress, describeStartFailure } from './start-failure.js';
 
@@ -28,7 +28,7 @@ function readConfig(): Config {
   }
 }
 
-function banner(config: Config, port: number, seeded: CreatedStore | undefined): string {
+function banner(config: Config, port: number, seeded: SeededStore | undefined): string {
   const base = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}/api`;
   const where = config.databaseUrl ? 'PostgreSQL (DATABASE_URL)' : `embedded PostgreSQL in ${config.dataDir}`;
   const workers = config.workers > 1 ? ` with ${config.workers} workers` : '';
@@ -39,6 +39,7 @@ function banner(config: Config, port: number, seeded: CreatedStore | undefined):
       `Demo store "${seeded.store.slug}" created with an admin token (ADMIN) and a storefront token (SF), shown only now.`,
       `To follow the README's walkthrough, paste this line into another terminal:`,
       `  export API=${base} ADMIN=${seeded.tokens.admin} SF=${seeded.tokens.storefront}`,
+      `Dashboard: ${base.slice(0, -'/api'.length)}/admin   store: ${seeded.store.slug}   email: ${seeded.owner.email}   password: ${seeded.owner.password}`,
     );
   }
   return lines.join('\n');
@@ -75,7 +76,7 @@ async function warnWhenNoStoreCanBeCreated(config: Config, db: Database): Promis
 }
 
 /** Migrates and seeds; answers the demo store's tokens when it was just created. */
-async function prepareDatabase(config: Config): Promise<CreatedStore | undefined> {
+async function prepareDatabase(config: Config): Promise<SeededStore | undefined> {
   const database = await openConfiguredDatabase(config, { onWait: waitingForDatabase(config) });
   try {
     const seeded = config.seedDemo ? await seedDemoStore(database.db) : undefined;

@@ -10,13 +10,17 @@ import fp from 'fastify-plugin';
 import { AppError } from './errors.js';
 import { accessOf, type Access } from './access-table.js';
 import { authenticateSecret, secretsEqual } from '../modules/stores/index.js';
+import { authenticateSession, isSessionSecret } from '../modules/staff/index.js';
+import { toIso } from '../lib/time.js';
 import type { Database } from '../db/client.js';
 import { bearerTokenOf } from '../lib/bearer.js';
 
 export type Principal =
   | { kind: 'root' }
   | { kind: 'admin' | 'server' | 'storefront'; store: string; tokenId: string; /** read with the token, at this request's start */ catalogVersion: number }
-  | { kind: 'customer'; store: string; customerId: string; /** null for an identity-provider JWT */ tokenId: string | null; catalogVersion: number };
+  | { kind: 'customer'; store: string; customerId: string; /** null for an identity-provider JWT */ tokenId: string | null; catalogVersion: number }
+  /** A person signed in to the dashboard; `role` picks the access table's column (`owner` or `staff`). */
+  | { kind: 'staff'; store: string; staffId: string; email: string; role: 'owner' | 'staff'; /** null while signing in */ sessionId: string | null; expiresAt: string; catalogVersion: number };
 
 export type StorePrincipal = Extract<Principal, { store: string }>;
 
@@ -75,6 +79,11 @@ async function principalOf(app: FastifyInstance, request: FastifyRequest, option
   if (options.identityProviders.recognizes(secret)) {
     const customer = await options.identityProviders.authenticate(app.db, secret, refuse);
     return { kind: 'customer', tokenId: null, ...customer };
+  }
+  if (isSessionSecret(secret)) {
+    const session = await authenticateSession(app.db, secret);
+    if (!session) throw refuse('the staff session is unknown, expired or was ended; sign in again');
+    return { kind: 'staff', store: session.store, staffId: session.staffId, email: session.email, role: session.role, sessionId: session.sessionId, expiresAt: toIso(session.expiresAt), catalogVersion: session.catalogVersion };
   }
   const token = await authenticateSecret(app.db, secret);
   if (!token) throw refuse('the token is unknown, expired or was revoked');

@@ -4,7 +4,7 @@ import type { FastifyBaseLogger, FastifyRequest } from 'fastify';
 import type { Executor } from '../db/client.js';
 import type { ErrorCode } from '../lib/app-error.js';
 import type { Outcome } from '../lib/keyed-batcher.js';
-import type { EventType, Recorder } from '../modules/events/index.js';
+import type { Actor, EventType, Recorder } from '../modules/events/index.js';
 import type { Principal } from './authentication.js';
 
 export type WriteMethod = 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -24,6 +24,8 @@ export interface CommandContext {
   tx: Executor;
   record: Recorder;
   log: FastifyBaseLogger;
+  /** Who this request's events name (the recorder adds it; for an event written another way). */
+  actor: Actor;
 }
 
 /** One request of a round, as the round's work sees it. */
@@ -58,6 +60,11 @@ export interface Declaration<P extends TSchema, B extends TSchema, Q extends TSc
   limit?: 'orders' | 'guest-sessions';
   /** Checks that must answer before schema validation does (a clearer detail than the schema's). */
   preValidation?: (request: FastifyRequest) => Promise<void>;
+  /**
+   * A credential check of its own, after validation and before the transaction (a sign-in checks a
+   * password and counts failures outside the work's transaction); it may name `request.principal`.
+   */
+  authenticate?: (request: FastifyRequest) => Promise<void>;
 }
 
 export type Input<P extends TSchema, B extends TSchema, Q extends TSchema> = CommandInput<Static<P>, Static<B>, Static<Q>>;

@@ -21,7 +21,7 @@ import { KeyedBatcher } from '../lib/keyed-batcher.js';
 import { markCatalogChanged } from '../modules/stores/index.js';
 import type { Claim } from '../modules/idempotency/index.js';
 import { storePrincipalOf } from './authentication.js';
-import { claimOf, runInTransaction, runRound, type Answer, type Entry } from './command-runners.js';
+import { actorOf, claimOf, runInTransaction, runRound, type Answer, type Entry } from './command-runners.js';
 import type { Command, Input, RoundCommand } from './command-types.js';
 import { toAppError } from './errors.js';
 
@@ -54,7 +54,7 @@ export function registerCommand<P extends TSchema, B extends TSchema, Q extends 
   if (isRound(command)) {
     const batcher = new KeyedBatcher<Entry<J> & { store: string }, Answer>((entries) => runRound(app, command, declared, entries));
     runOne = (request, reply, input, claim) =>
-      batcher.submit(input.store, { job: command.prepare(input), claim, store: input.store, serialize: (v) => String(reply.serialize(v)), requestId: request.id });
+      batcher.submit(input.store, { job: command.prepare(input), claim, store: input.store, serialize: (v) => String(reply.serialize(v)), requestId: request.id, actor: actorOf(input.principal) });
   } else {
     runOne = (request, reply, input, claim) => runInTransaction(app, command, declared, request, reply, input, claim);
   }
@@ -72,6 +72,7 @@ export function registerCommand<P extends TSchema, B extends TSchema, Q extends 
       }).filter(([, part]) => part !== undefined),
     ),
     preValidation: command.preValidation,
+    preHandler: command.authenticate,
     handler: async (request, reply) => {
       const input = inputOf(request);
       const store = input.principal.kind === 'root' ? null : input.store;
