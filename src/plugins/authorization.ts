@@ -29,7 +29,7 @@ function admits(access: Exclude<Access, 'public'>, principal: Principal, request
 }
 
 function forbidden(access: Exclude<Access, 'public'>, principal: Principal): AppError {
-  const kind = principal.kind === 'staff' ? `${principal.role}'s session` : `${principal.kind} credential`;
+  const kind = principal.kind === 'staff' ? (principal.role === 'owner' ? "owner's session" : "staff member's session") : `${principal.kind} credential`;
   const article = /^[aeiou]/.test(kind) ? 'an' : 'a';
   const caller = principal.kind === 'customer' && principal.tokenId === null ? 'an identity-provider JWT' : `${article} ${kind}`;
   return new AppError('FORBIDDEN', `${caller} may not use this route${principal.kind === 'customer' ? ' here' : ''}; it needs ${describeAccess(access)}`, {

@@ -14,7 +14,8 @@ export interface CommandInput<P, B, Q> {
   params: P;
   body: B;
   query: Q;
-  principal: Principal;
+  /** Null on a public route (a sign-in, accepting an invitation). */
+  principal: Principal | null;
   /** The caller's store; a root caller (POST /v1/admin/stores) has none, and asking throws. */
   store: string;
 }
@@ -61,10 +62,13 @@ export interface Declaration<P extends TSchema, B extends TSchema, Q extends TSc
   /** Checks that must answer before schema validation does (a clearer detail than the schema's). */
   preValidation?: (request: FastifyRequest) => Promise<void>;
   /**
-   * A credential check of its own, after validation and before the transaction (a sign-in checks a
-   * password and counts failures outside the work's transaction); it may name `request.principal`.
+   * Work of its own after validation and authorization and before the transaction, so that slow
+   * work holds no transaction: a sign-in checks a password and counts failures (and names
+   * `request.principal`), an upload decodes its image (and replaces `request.body` with it).
    */
-  authenticate?: (request: FastifyRequest) => Promise<void>;
+  before?: (request: FastifyRequest) => Promise<void>;
+  /** A body limit of its own (an upload's), instead of its audience's. */
+  bodyLimit?: number;
 }
 
 export type Input<P extends TSchema, B extends TSchema, Q extends TSchema> = CommandInput<Static<P>, Static<B>, Static<Q>>;

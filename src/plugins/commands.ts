@@ -72,10 +72,12 @@ export function registerCommand<P extends TSchema, B extends TSchema, Q extends 
       }).filter(([, part]) => part !== undefined),
     ),
     preValidation: command.preValidation,
-    preHandler: command.authenticate,
+    preHandler: command.before,
+    bodyLimit: command.bodyLimit,
     handler: async (request, reply) => {
       const input = inputOf(request);
-      const store = input.principal.kind === 'root' ? null : input.store;
+      // A public command (a sign-in, an invitation's acceptance) and the root's have no store of their own.
+      const store = !input.principal || input.principal.kind === 'root' ? null : input.store;
       const claim = command.idempotent && store ? claimOf(request, store) : null;
       reply.code(command.status);
       let answer: Answer;

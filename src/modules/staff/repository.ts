@@ -1,7 +1,7 @@
 /** Staff SQL: accounts, sessions and sign-in failures (this module's tables only). */
 import { sql } from 'drizzle-orm';
 import { queryRows, type Executor } from '../../db/client.js';
-import type { StaffRole } from '../../db/staff-schema.js';
+import type { StaffRole } from '../../db/dashboard-schema.js';
 import { catalogVersionOf } from '../stores/index.js';
 
 export interface StaffRow {

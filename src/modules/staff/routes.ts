@@ -55,7 +55,7 @@ const staffRoutes: FastifyPluginAsyncTypebox = async (app) => {
     method: 'POST', url: '/v1/staff/sessions', operationId: 'signInStaff', tags, summary: 'Sign in (no token): a session secret for /v1/admin/..., 12 hours',
     description: 'A wrong store, email or password is the same 401. After 5 failures for one store and email in 15 minutes, or 20 from one client, 429 for 15 minutes.',
     body: S.SignInBody, status: 201, response: S.SessionEnvelope, errors: ['VALIDATION_FAILED', 'UNAUTHORIZED', 'RATE_LIMITED'],
-    authenticate: async (request: FastifyRequest) => {
+    before: async (request: FastifyRequest) => {
       const body = request.body as S.SignInBody;
       const who = await staff.checkSignIn(app.db, { ...body, client: request.ip });
       request.principal = { kind: 'staff', store: who.store, staffId: who.staffId, email: who.email, role: who.role, sessionId: null, expiresAt: '', catalogVersion: 0 };

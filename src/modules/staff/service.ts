@@ -6,7 +6,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import type { Database, Executor } from '../../db/client.js';
-import type { StaffRole } from '../../db/staff-schema.js';
+import type { StaffRole } from '../../db/dashboard-schema.js';
 import { AppError } from '../../lib/app-error.js';
 import { toIso, toIsoOrNull } from '../../lib/time.js';
 import { DUMMY_HASH, hashPassword, verifyPassword } from './passwords.js';

@@ -1,6 +1,6 @@
 /**
- * Staff accounts, their sessions and sign-in failures, and uploaded images. Kept apart from
- * schema.ts so each file stays readable; drizzle.config.ts lists it. Keys lead with `store`.
+ * What the dashboard needs: staff accounts, their sessions and sign-in failures, and uploaded
+ * images. Kept apart from schema.ts so each file stays readable; drizzle.config.ts lists it.
  */
 import { sql } from 'drizzle-orm';
 import { check, customType, index, integer, primaryKey, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
