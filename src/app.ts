@@ -41,6 +41,7 @@ import { JWKS_FETCH_TIMEOUT_MS } from './modules/customers/service.js';
 import replicaReads from './plugins/replica-reads.js';
 import imageRoutes from './modules/images/routes.js';
 import staffRoutes from './modules/staff/routes.js';
+import dashboardRoutes from './modules/dashboard/routes.js';
 import { purgeStaffLeftovers, SIGN_IN_WINDOW_SECONDS } from './modules/staff/index.js';
 import { purgeDeadCustomerTokens } from './modules/stores/index.js';
 
@@ -204,5 +205,6 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(eventRoutes, { prefix: '/api' });
   await app.register(webhookRoutes, { prefix: '/api' });
   await app.register(staffRoutes, { prefix: '/api' });
+  await app.register(dashboardRoutes);
   return app;
 }
