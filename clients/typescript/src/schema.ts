@@ -1287,6 +1287,8 @@ export interface components {
             products: components["schemas"]["AdminProduct"][];
             /** @description every match, not just the page */
             total: number;
+            /** @description pass as after= for the next page; null when no match follows */
+            nextCursor: string | null;
         };
         /**
          * AppliedDiscount
@@ -3815,8 +3817,10 @@ export interface operations {
             query?: {
                 /** @description page size (1..250) */
                 limit?: number;
-                /** @description rows to skip */
+                /** @description rows to skip (not with after) */
                 offset?: number;
+                /** @description the nextCursor of the previous page, with the same status and q: a page as fast at row 100,000 as at row 1 */
+                after?: string;
                 /** @description DRAFT or ACTIVE */
                 status?: "DRAFT" | "ACTIVE";
                 /** @description search words, e.g. "linen shir": all must match a word, or the start of one, of the name, sku or description (case and accents ignored; one-letter typos in name words of 5+ letters) */
