@@ -79,6 +79,15 @@ describe('the dashboard in Chromium', { skip }, () => {
     const photo = await sharp({ create: { width: 900, height: 1200, channels: 3, background: { r: 120, g: 150, b: 200 } } }).jpeg().toBuffer();
     await page.locator('input[name=photos]').setInputFiles({ name: 'shirt.jpg', mimeType: 'image/jpeg', buffer: photo });
     await page.locator('.thumbs img').waitFor();
+    // A second photo dropped on the drop zone, as a merchant drags it from their files.
+    const back = await sharp({ create: { width: 64, height: 64, channels: 3, background: { r: 20, g: 20, b: 20 } } }).png().toBuffer();
+    const dropped = await page.evaluateHandle((bytes) => {
+      const transfer = new DataTransfer();
+      transfer.items.add(new File([new Uint8Array(bytes)], 'back.png', { type: 'image/png' }));
+      return transfer;
+    }, [...back]);
+    await page.locator('.drop').dispatchEvent('drop', { dataTransfer: dropped });
+    await page.locator('.thumbs img').nth(1).waitFor();
     for (const [i, size] of ['S', 'M'].entries()) {
       await page.getByRole('button', { name: 'Add variant' }).click();
       await page.locator(`input[name=variant-${i}-value]`).fill(size);
@@ -91,6 +100,7 @@ describe('the dashboard in Chromium', { skip }, () => {
     const group = await t.request('GET', '/api/v1/product-groups/linen-shirt', { token: s.storefront });
     assert.equal(group.status, 200, group.text);
     assert.deepEqual(group.json.group.options, [{ name: 'Size', values: ['S', 'M'] }]);
+    assert.equal(group.json.group.products[0].images.length, 2, 'the picked and the dropped photo');
     const image = group.json.group.products[0].images[0].url as string;
     assert.match(image, new RegExp(`^/api/images/${s.slug}/`));
     assert.equal((await t.app.inject({ method: 'GET', url: image })).statusCode, 200, 'the uploaded photo is served');
