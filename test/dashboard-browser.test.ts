@@ -125,7 +125,7 @@ describe('the dashboard in Chromium', { skip }, () => {
     await shot(page, 'order');
     await page.locator('select[name=status]').selectOption('PAID');
     await page.getByRole('button', { name: 'Change status' }).click();
-    await page.waitForFunction(() => (document.querySelector('button.primary') as HTMLButtonElement | null)?.disabled === true);
+    await page.getByRole('status').filter({ hasText: 'Status changed to PAID' }).waitFor();
     assert.equal((await t.request('GET', `/api/v1/admin/orders/${order.json.order.id}`, { token: s.admin })).json.order.status, 'PAID');
 
     // Staff (owner only): an invitation with its link.

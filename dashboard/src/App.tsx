@@ -415,6 +415,7 @@ function Orders() {
 function OrderDetail({ id }: { id: string }) {
   const [order, setOrder] = useState<Order | null>(null);
   const [status, setStatus] = useState('');
+  const [changed, setChanged] = useState('');
   const { refusal, busy, run } = useAction();
   useEffect(() => {
     run(async () => {
@@ -425,12 +426,18 @@ function OrderDetail({ id }: { id: string }) {
   }, [id, run]);
   const change = (e: FormEvent) => {
     e.preventDefault();
-    run(async () => setOrder(ok(await api.PATCH('/api/v1/admin/orders/{id}', { params: { path: { id } }, body: { status: status as never } })).order));
+    setChanged('');
+    run(async () => {
+      const updated = ok(await api.PATCH('/api/v1/admin/orders/{id}', { params: { path: { id } }, body: { status: status as never } })).order;
+      setOrder(updated);
+      setChanged(`Status changed to ${updated.status}.`);
+    });
   };
   return (
     <>
       <div className="row" style={{ justifyContent: 'space-between' }}><h1>Order <code>{id.slice(0, 8)}</code></h1><a href="#/orders">Back to orders</a></div>
       <Problem refusal={refusal} />
+      {changed && <div className="notice" role="status">{changed}</div>}
       {order && (
         <>
           <div className="panel">
