@@ -43,6 +43,9 @@ import customerAuthAdminRoutes from './modules/customers/admin-routes.js';
 import { JWKS_FETCH_TIMEOUT_MS } from './modules/customers/service.js';
 import replicaReads from './plugins/replica-reads.js';
 import imageRoutes from './modules/images/routes.js';
+import staffRoutes from './modules/staff/routes.js';
+import dashboardRoutes from './modules/dashboard/routes.js';
+import { purgeStaffLeftovers, SIGN_IN_WINDOW_SECONDS } from './modules/staff/index.js';
 import { purgeDeadCustomerTokens } from './modules/stores/index.js';
 import { PaymentsRuntime } from './modules/payments/index.js';
 import paymentRoutes from './modules/payments/routes.js';
@@ -160,6 +163,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       { name: 'cart-expiry', intervalSeconds: options.config.maintenanceIntervalSeconds, run: () => expireCarts(options.database.db) },
       { name: 'idempotency-purge', intervalSeconds: options.config.maintenanceIntervalSeconds, run: () => purgeExpiredKeys(options.database.db) },
       { name: 'customer-token-purge', intervalSeconds: options.config.maintenanceIntervalSeconds, run: () => purgeDeadCustomerTokens(options.database.db) },
+      { name: 'staff-purge', intervalSeconds: options.config.maintenanceIntervalSeconds, run: () => purgeStaffLeftovers(options.database.db, SIGN_IN_WINDOW_SECONDS) },
       { name: 'event-purge', intervalSeconds: options.config.maintenanceIntervalSeconds, run: () => purgeOldEvents(options.database.db, options.config.eventRetentionDays) },
       { name: 'payments', intervalSeconds: options.config.paymentJobIntervalSeconds, run: () => payments.runMaintenance() },
     ],
@@ -213,5 +217,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(eventRoutes, { prefix: '/api' });
   await app.register(webhookRoutes, { prefix: '/api' });
   await app.register(paymentRoutes, { prefix: '/api' });
+  await app.register(staffRoutes, { prefix: '/api' });
+  await app.register(dashboardRoutes);
   return app;
 }

@@ -11,6 +11,7 @@
  *   npm run cli -- tax-rate create <COUNTRY> --rate <basis points> --name <name> [...]; tax-rate list
  *   npm run cli -- shipping-option create <name> --price <n> [...]; shipping-option list
  *   npm run cli -- product list|create|update, collection list (see src/modules/catalog/cli.ts)
+ *   npm run cli -- staff create-owner [--store <slug>] <email>   (prints a generated password once)
  * Answers are JSON on stdout; `--help` prints the usage and exits 0; exit code 2 for bad usage,
  * 1 for a refusal or failure.
  */
@@ -31,6 +32,7 @@ import { CATALOG_USAGE, catalogCommand } from './modules/catalog/cli.js';
 import * as discounts from './modules/discounts/index.js';
 import * as taxes from './modules/taxes/index.js';
 import * as shipping from './modules/shipping/index.js';
+import * as staff from './modules/staff/index.js';
 
 const KINDS = ISSUABLE_TOKEN_KINDS.join('|');
 const USAGE = `usage:
@@ -48,6 +50,8 @@ const USAGE = `usage:
   npm run cli -- tax-rate list [--store <slug>]
   npm run cli -- shipping-option create [--store <slug>] <name> --price <n> [--countries US,CA] [--free-above <n>] [--min-subtotal <n>] [--inactive]
   npm run cli -- shipping-option list [--store <slug>]
+  npm run cli -- staff create-owner [--store <slug>] <email>
+      (an owner who signs in to the dashboard at /admin with the password printed once)
 ${CATALOG_USAGE}
 ${WEBHOOK_USAGE}
 --store may be left out while the database holds a single store. The embedded database is one process's:
@@ -183,6 +187,17 @@ function parse(argv: string[]): Command {
   if (noun === 'product' || noun === 'collection') {
     const slug = store();
     return async (d) => catalogCommand(noun, verb, positionals.slice(2), { ...values, store: await slug(d) }, usageError)(d.db);
+  }
+  if (noun === 'staff' && verb === 'create-owner' && arg && positionals.length === 3) {
+    if (!/^[^\s@]+@[^\s@]+$/.test(arg) || arg.length > 254) throw new UsageError('the email must look like name@example.com');
+    const slug = store();
+    return async (d) => {
+      const target = await slug(d);
+      const password = staff.newPassword();
+      const owner = await d.db.transaction((tx) => staff.createOwner(tx, target, arg, password));
+      if (!owner) throw new AppError('CONFLICT', `${arg} already has an account in store ${target}`);
+      return { staff: owner, store: target, password };
+    };
   }
   if (noun === 'webhook') {
     const usage = (message: string): never => {

@@ -7,9 +7,9 @@ import cluster from 'node:cluster';
 import { buildApp } from './app.js';
 import { openConfiguredDatabase } from './bootstrap.js';
 import { ConfigError, loadConfig, type Config } from './plugins/config.js';
-import { seedDemoStore } from './seed/demo.js';
+import { seedDemoStore, type SeededStore } from './seed/demo.js';
 import { exportLine, readDemoTokens, shownPath, writeDemoTokens } from './seed/demo-tokens.js';
-import { hasStores, type CreatedStore } from './modules/stores/index.js';
+import { hasStores } from './modules/stores/index.js';
 import type { Database } from './db/client.js';
 import { databaseAddress, describeStartFailure } from './start-failure.js';
 
@@ -33,7 +33,7 @@ function apiBase(config: Config, port: number): string {
   return `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}/api`;
 }
 
-function banner(config: Config, port: number, seeded: CreatedStore | undefined): string {
+function banner(config: Config, port: number, seeded: SeededStore | undefined): string {
   const base = apiBase(config, port);
   const where = config.databaseUrl ? 'PostgreSQL (DATABASE_URL)' : `embedded PostgreSQL in ${config.dataDir}`;
   const workers = config.workers > 1 ? ` with ${config.workers} workers` : '';
@@ -43,6 +43,7 @@ function banner(config: Config, port: number, seeded: CreatedStore | undefined):
     lines.push(
       `Demo store "${seeded.store.slug}" created with an admin token (ADMIN) and a storefront token (SF):`,
       `  ${exportLine(base, seeded.tokens)}`,
+      `Dashboard: ${base.slice(0, -'/api'.length)}/admin   store: ${seeded.store.slug}   email: ${seeded.owner.email}   password: ${seeded.owner.password}`,
     );
   }
   // On the embedded database the demo store's tokens are kept in a file of DATA_DIR, so that a
@@ -86,7 +87,7 @@ async function warnWhenNoStoreCanBeCreated(config: Config, db: Database): Promis
 }
 
 /** Migrates and seeds; answers the demo store's tokens when it was just created. */
-async function prepareDatabase(config: Config): Promise<CreatedStore | undefined> {
+async function prepareDatabase(config: Config): Promise<SeededStore | undefined> {
   const database = await openConfiguredDatabase(config, { onWait: waitingForDatabase(config) });
   try {
     const seeded = config.seedDemo ? await seedDemoStore(database.db) : undefined;

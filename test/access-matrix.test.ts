@@ -14,6 +14,7 @@ import { accessOf, type Access, type Caller } from '../src/plugins/access-table.
 import { ROOT_TOKEN, startTestApp } from './support/app.js';
 import { createStore, mintCustomerToken } from './support/factories.js';
 import { ADDRESS } from './support/shop.js';
+import { STAFF_PASSWORD, staffMember } from './support/staff.js';
 
 const t = await startTestApp();
 const A = await createStore(t);
@@ -72,6 +73,15 @@ const credentials: Credential[] = [
   { name: 'another store\'s admin', caller: 'admin', pathCustomer: customerA, authorization: async () => bearer(B.admin) },
   { name: 'another store\'s customer', caller: 'customer', pathCustomer: customerA, ownPath: false, authorization: async () => bearer((await mintCustomerToken(t, B, customerB)).secret) },
   { name: 'root', caller: 'root', pathCustomer: customerA, authorization: async () => bearer(ROOT_TOKEN) },
+  // Staff sessions, fresh per request: some routes end the session that calls them.
+  { name: 'owner session', caller: 'owner', pathCustomer: customerA, authorization: async () => bearer((await staffMember(t, A, 'owner')).secret) },
+  { name: 'staff session', caller: 'staff', pathCustomer: customerA, authorization: async () => bearer((await staffMember(t, A, 'staff')).secret) },
+  { name: 'another store\'s staff session', caller: 'staff', pathCustomer: customerA, authorization: async () => bearer((await staffMember(t, B, 'staff')).secret) },
+  { name: 'ended session', pathCustomer: customerA, authorization: async () => {
+    const member = await staffMember(t, A, 'owner');
+    await t.request('DELETE', '/api/v1/staff/sessions/current', { token: member.secret });
+    return bearer(member.secret);
+  } },
 ];
 let guestCustomer = '';
 
@@ -107,6 +117,9 @@ const BODIES: Record<string, () => unknown> = {
   'PUT /api/v1/admin/payment-providers/manual': () => ({ instructions: 'Pay on delivery' }),
   'PUT /api/v1/admin/payment-providers/stripe': () => ({ secretKey: 'sk_test_matrix00', publishableKey: 'pk_test_matrix00', webhookSecret: 'whsec_matrix00' }),
   'POST /api/v1/:customer/orders/:id/payments': () => ({ provider: 'manual' }),
+  'POST /api/v1/admin/staff': () => ({ email: `m-${randomUUID().slice(0, 8)}@shop.example`, role: 'staff' }),
+  'PATCH /api/v1/admin/staff/:id': () => ({ role: 'staff' }),
+  'PUT /api/v1/staff/password': () => ({ current: STAFF_PASSWORD, password: `${STAFF_PASSWORD} renewed` }),
 };
 
 function expected(access: Exclude<Access, 'public'>, credential: Credential): 401 | 403 | 'admitted' {

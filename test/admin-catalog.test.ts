@@ -155,3 +155,24 @@ test('membership: add (idempotent), remove, 404 for unknown or foreign records',
   assertProblem(await t.request('DELETE', `/api/v1/admin/collections/${c.id}/products/${p.id}`, { token: s.admin }), 404, 'NOT_FOUND');
   assertProblem(await t.request('GET', `/api/v1/admin/collections/${c.id}`, { token: other.admin }), 404, 'NOT_FOUND');
 });
+
+test('the admin product list pages by cursor (any status, newest first), bound to its status and q', async () => {
+  const s = await createStore(t);
+  const made = [];
+  for (let i = 0; i < 5; i++) made.push(await createProduct(t, s, { status: i % 2 ? 'DRAFT' : 'ACTIVE' }));
+  const seen: string[] = [];
+  let after: string | null = null;
+  do {
+    const r: { status: number; json: { products: Array<{ id: string }>; total: number; nextCursor: string | null } } = await t.request('GET', `/api/v1/admin/products?limit=2${after ? `&after=${after}` : ''}`, { token: s.admin });
+    assert.equal(r.status, 200);
+    assert.equal(r.json.total, 5);
+    seen.push(...r.json.products.map((p) => p.id));
+    after = r.json.nextCursor;
+  } while (after);
+  assert.deepEqual(seen, made.map((p) => p.id).reverse());
+  const first = (await t.request('GET', '/api/v1/admin/products?limit=2', { token: s.admin })).json;
+  assert.equal((await t.request('GET', `/api/v1/admin/products?limit=2&offset=2&after=${first.nextCursor}`, { token: s.admin })).status, 400);
+  assert.equal((await t.request('GET', `/api/v1/admin/products?limit=2&status=DRAFT&after=${first.nextCursor}`, { token: s.admin })).status, 400, 'a cursor of another list');
+  const storefront = (await t.request('GET', '/api/v1/products?limit=1', { token: s.storefront })).json;
+  assert.equal((await t.request('GET', `/api/v1/admin/products?limit=1&after=${storefront.nextCursor}`, { token: s.admin })).status, 400, 'a storefront cursor');
+});

@@ -73,12 +73,20 @@ test('store create prints the store and its tokens as JSON; the tokens work on t
   assert.deepEqual([option.json.shippingOption.countries, option.json.shippingOption.freeAbove, option.json.shippingOption.active], [['US', 'CA'], 5000, true]);
   assert.equal(cli('shipping-option', 'create', '--store', slug, 'Bad', '--price', '-1').status, 2);
   assert.deepEqual(cli('shipping-option', 'list', '--store', slug).json.shippingOptions.map((o: { name: string }) => o.name), ['Standard']);
+  const owner = cli('staff', 'create-owner', '--store', slug, 'ana@cli.example');
+  assert.equal(owner.status, 0, owner.stderr);
+  assert.deepEqual([owner.json.staff.role, owner.json.staff.status], ['owner', 'active']);
+  assert.ok(owner.json.password.length >= 12);
+  assert.equal(cli('staff', 'create-owner', '--store', slug, 'ANA@cli.example').status, 1, 'an email in use is refused');
+  assert.equal(cli('staff', 'create-owner', '--store', slug, 'not-an-email').status, 2);
 
   const server = await startServerProcess(dbEnv);
   try {
     assert.equal((await call(server.base, 'GET', '/v1/products', { token: storefront })).status, 200);
     assert.equal((await call(server.base, 'GET', '/v1/admin/products', { token: admin })).status, 200);
     assert.equal((await call(server.base, 'GET', '/v1/products', { token: token.json.secret })).status, 401, 'revoked by the CLI');
+    const session = await call(server.base, 'POST', '/v1/staff/sessions', { body: { store: slug, email: 'ana@cli.example', password: owner.json.password } });
+    assert.equal(session.status, 201, 'the owner the CLI made signs in');
     if (copy) {
       const locked = cli('token', 'list', '--store', slug);
       assert.equal(locked.status, 1);

@@ -176,6 +176,30 @@ test('every operation answers as the document says, on happy and error paths', a
   await call(t, 'DELETE', `/api/v1/admin/tax-rates/${vat.id}`, { token: s.admin });
   await call(t, 'PATCH', '/api/v1/admin/store', { token: s.admin, body: { currency: 'USD' } });
 
+  // Staff accounts and sessions, and a picture upload.
+  const invited = (await call(t, 'POST', '/api/v1/admin/staff', { token: s.admin, body: { email: 'owner@traffic.example', role: 'owner' } })).json;
+  await call(t, 'POST', '/api/v1/admin/staff', { token: s.admin, body: { email: 'OWNER@traffic.example', role: 'owner' } });
+  await call(t, 'GET', '/api/v1/admin/staff', { token: s.admin });
+  await call(t, 'GET', '/api/v1/admin/staff', { token: s.storefront });
+  const accepted = (await call(t, 'POST', '/api/v1/staff/invitations/accept', { body: { secret: invited.invitation.secret, password: 'a long enough password' } })).json;
+  await call(t, 'POST', '/api/v1/staff/invitations/accept', { body: { secret: invited.invitation.secret, password: 'a long enough password' } });
+  const signedIn = (await call(t, 'POST', '/api/v1/staff/sessions', { body: { store: s.slug, email: 'owner@traffic.example', password: 'a long enough password' } })).json;
+  await call(t, 'POST', '/api/v1/staff/sessions', { body: { store: s.slug, email: 'owner@traffic.example', password: 'wrong password' } });
+  await call(t, 'GET', '/api/v1/staff/sessions/current', { token: signedIn.secret });
+  await call(t, 'GET', '/api/v1/staff/sessions/current', { token: s.admin });
+  await call(t, 'DELETE', '/api/v1/staff/sessions/current', { token: (await call(t, 'POST', '/api/v1/staff/sessions', { body: { store: s.slug, email: 'owner@traffic.example', password: 'a long enough password' } })).json.secret });
+  const colleague = (await call(t, 'POST', '/api/v1/admin/staff', { token: signedIn.secret, body: { email: 'staff@traffic.example', role: 'staff' } })).json;
+  await call(t, 'PATCH', `/api/v1/admin/staff/${colleague.staff.id}`, { token: s.admin, body: { disabled: true } });
+  await call(t, 'PATCH', `/api/v1/admin/staff/${invited.staff.id}`, { token: s.admin, body: { role: 'staff' } });
+  await call(t, 'DELETE', `/api/v1/admin/staff/${colleague.staff.id}`, { token: s.admin });
+  await call(t, 'DELETE', `/api/v1/admin/staff/${invited.staff.id}`, { token: s.admin });
+  await call(t, 'PUT', '/api/v1/staff/password', { token: accepted.secret, body: { current: 'not it at all', password: 'another long password' } });
+  await call(t, 'PUT', '/api/v1/staff/password', { token: accepted.secret, body: { current: 'a long enough password', password: 'another long password' } });
+  await call(t, 'DELETE', '/api/v1/staff/sessions/current', { token: s.storefront });
+  const png = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64');
+  await call(t, 'POST', '/api/v1/admin/images', { token: s.admin, rawBody: png, headers: { 'content-type': 'image/png' } });
+  await call(t, 'POST', '/api/v1/admin/images', { token: s.admin, rawBody: png, headers: { 'content-type': 'image/jpeg' } });
+
   // Checkout holds: the order below comes from a held cart with a code.
   await call(t, 'POST', `/api/v1/carts/${cart.id}/hold`, { token: s.storefront });
   await call(t, 'POST', `/api/v1/carts/${unknown}/hold`, { token: s.storefront });

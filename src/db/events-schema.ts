@@ -25,6 +25,8 @@ export const events = pgTable(
     txid: xid8('txid').notNull().default(sql`pg_current_xact_id()`),
     type: text('type').notNull(),
     data: jsonb('data').notNull(),
+    /** Who made the change: `{type: "staff", id, email}`, `{type: "token", id}`, `{type: "customer", id}` or `{type: "system"}`. */
+    actor: jsonb('actor').notNull().default(sql`'{"type":"system"}'::jsonb`),
     createdAt: ts('created_at').notNull().defaultNow(),
   },
   (t) => [

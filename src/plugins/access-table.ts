@@ -4,8 +4,11 @@
  * authorization matrix test walks every route of the OpenAPI document against this table.
  */
 
-/** The kinds of caller a credential names. Guest sessions and identity-provider JWTs are `customer`. */
-export type Caller = 'storefront' | 'customer' | 'server' | 'admin' | 'root';
+/**
+ * The kinds of caller a credential names. Guest sessions and identity-provider JWTs are `customer`;
+ * a staff session is `owner` or `staff`, by the person's role.
+ */
+export type Caller = 'storefront' | 'customer' | 'server' | 'admin' | 'root' | 'owner' | 'staff';
 
 /**
  * - `any`: this caller may call the route (for any customer of its store);
@@ -22,7 +25,18 @@ const guestSessions: Access = { storefront: 'any', server: 'any', admin: 'any' }
 const customerData: Access = { customer: 'own-path', server: 'any', admin: 'any' };
 const customerTokens: Access = { server: 'any', admin: 'any' };
 const currentCustomerToken: Access = { customer: 'own-token' };
-const adminApi: Access = { admin: 'any' };
+/**
+ * The admin API, by the role it needs. An admin token has the owner's rights. A new admin route
+ * takes `ownerOnly` (tokens, staff, payment providers, webhooks, events, store settings) or
+ * `staffWork` (the catalog, collections, orders with fulfilment and refunds, discounts, shipping
+ * options, tax rates, images); the role test walks this table, so nothing else needs to change.
+ */
+export const ownerOnly: Access = { admin: 'any', owner: 'any' };
+export const staffWork: Access = { admin: 'any', owner: 'any', staff: 'any' };
+/** Older name of `ownerOnly`, kept so an entry written before staff accounts stays owner-only. */
+export const adminApi: Access = ownerOnly;
+/** A staff member's own session (either role). */
+const staffSession: Access = { owner: 'any', staff: 'any' };
 const platform: Access = { root: 'any' };
 
 export const ROUTE_ACCESS: Readonly<Record<string, Access>> = {
@@ -65,57 +79,68 @@ export const ROUTE_ACCESS: Readonly<Record<string, Access>> = {
   'DELETE /api/v1/customer-tokens/current': currentCustomerToken,
 
   'POST /api/v1/admin/stores': platform,
-  'GET /api/v1/admin/tokens': adminApi,
-  'POST /api/v1/admin/tokens': adminApi,
-  'DELETE /api/v1/admin/tokens/:id': adminApi,
-  'GET /api/v1/admin/customer-auth': adminApi,
-  'PUT /api/v1/admin/customer-auth': adminApi,
-  'DELETE /api/v1/admin/customer-auth': adminApi,
-  'GET /api/v1/admin/products': adminApi,
-  'POST /api/v1/admin/products': adminApi,
-  'GET /api/v1/admin/products/:id': adminApi,
-  'PATCH /api/v1/admin/products/:id': adminApi,
-  'DELETE /api/v1/admin/products/:id': adminApi,
-  'GET /api/v1/admin/discounts': adminApi,
-  'POST /api/v1/admin/discounts': adminApi,
-  'GET /api/v1/admin/discounts/:id': adminApi,
-  'PATCH /api/v1/admin/discounts/:id': adminApi,
-  'DELETE /api/v1/admin/discounts/:id': adminApi,
-  'GET /api/v1/admin/collections': adminApi,
-  'POST /api/v1/admin/collections': adminApi,
-  'GET /api/v1/admin/collections/:id': adminApi,
-  'PATCH /api/v1/admin/collections/:id': adminApi,
-  'DELETE /api/v1/admin/collections/:id': adminApi,
-  'POST /api/v1/admin/collections/:id/products': adminApi,
-  'DELETE /api/v1/admin/collections/:id/products/:pid': adminApi,
-  'PATCH /api/v1/admin/store': adminApi,
-  'GET /api/v1/admin/tax-rates': adminApi,
-  'POST /api/v1/admin/tax-rates': adminApi,
-  'GET /api/v1/admin/tax-rates/:id': adminApi,
-  'PATCH /api/v1/admin/tax-rates/:id': adminApi,
-  'DELETE /api/v1/admin/tax-rates/:id': adminApi,
-  'GET /api/v1/admin/shipping-options': adminApi,
-  'POST /api/v1/admin/shipping-options': adminApi,
-  'GET /api/v1/admin/shipping-options/:id': adminApi,
-  'PATCH /api/v1/admin/shipping-options/:id': adminApi,
-  'DELETE /api/v1/admin/shipping-options/:id': adminApi,
-  'GET /api/v1/admin/orders': adminApi,
-  'GET /api/v1/admin/orders/:id': adminApi,
-  'PATCH /api/v1/admin/orders/:id': adminApi,
-  'GET /api/v1/admin/events': adminApi,
-  'GET /api/v1/admin/payment-providers': adminApi,
-  'PUT /api/v1/admin/payment-providers/manual': adminApi,
-  'PUT /api/v1/admin/payment-providers/stripe': adminApi,
-  'DELETE /api/v1/admin/payment-providers/:name': adminApi,
-  'GET /api/v1/admin/webhooks': adminApi,
-  'POST /api/v1/admin/webhooks': adminApi,
-  'GET /api/v1/admin/webhooks/:id': adminApi,
-  'PATCH /api/v1/admin/webhooks/:id': adminApi,
-  'DELETE /api/v1/admin/webhooks/:id': adminApi,
-  'POST /api/v1/admin/webhooks/:id/rotate-secret': adminApi,
-  'POST /api/v1/admin/webhooks/:id/test': adminApi,
-  'GET /api/v1/admin/webhooks/:id/deliveries': adminApi,
-  'POST /api/v1/admin/webhooks/:id/deliveries/:deliveryId/retry': adminApi,
+  'GET /api/v1/admin/tokens': ownerOnly,
+  'POST /api/v1/admin/tokens': ownerOnly,
+  'DELETE /api/v1/admin/tokens/:id': ownerOnly,
+  'GET /api/v1/admin/customer-auth': ownerOnly,
+  'PUT /api/v1/admin/customer-auth': ownerOnly,
+  'DELETE /api/v1/admin/customer-auth': ownerOnly,
+  'GET /api/v1/admin/products': staffWork,
+  'POST /api/v1/admin/products': staffWork,
+  'GET /api/v1/admin/products/:id': staffWork,
+  'PATCH /api/v1/admin/products/:id': staffWork,
+  'DELETE /api/v1/admin/products/:id': staffWork,
+  'GET /api/v1/admin/discounts': staffWork,
+  'POST /api/v1/admin/discounts': staffWork,
+  'GET /api/v1/admin/discounts/:id': staffWork,
+  'PATCH /api/v1/admin/discounts/:id': staffWork,
+  'DELETE /api/v1/admin/discounts/:id': staffWork,
+  'GET /api/v1/admin/collections': staffWork,
+  'POST /api/v1/admin/collections': staffWork,
+  'GET /api/v1/admin/collections/:id': staffWork,
+  'PATCH /api/v1/admin/collections/:id': staffWork,
+  'DELETE /api/v1/admin/collections/:id': staffWork,
+  'POST /api/v1/admin/collections/:id/products': staffWork,
+  'DELETE /api/v1/admin/collections/:id/products/:pid': staffWork,
+  'PATCH /api/v1/admin/store': ownerOnly,
+  'GET /api/v1/admin/tax-rates': staffWork,
+  'POST /api/v1/admin/tax-rates': staffWork,
+  'GET /api/v1/admin/tax-rates/:id': staffWork,
+  'PATCH /api/v1/admin/tax-rates/:id': staffWork,
+  'DELETE /api/v1/admin/tax-rates/:id': staffWork,
+  'GET /api/v1/admin/shipping-options': staffWork,
+  'POST /api/v1/admin/shipping-options': staffWork,
+  'GET /api/v1/admin/shipping-options/:id': staffWork,
+  'PATCH /api/v1/admin/shipping-options/:id': staffWork,
+  'DELETE /api/v1/admin/shipping-options/:id': staffWork,
+  'GET /api/v1/admin/orders': staffWork,
+  'GET /api/v1/admin/orders/:id': staffWork,
+  'PATCH /api/v1/admin/orders/:id': staffWork,
+  'GET /api/v1/admin/events': ownerOnly,
+  'GET /api/v1/admin/payment-providers': ownerOnly,
+  'PUT /api/v1/admin/payment-providers/manual': ownerOnly,
+  'PUT /api/v1/admin/payment-providers/stripe': ownerOnly,
+  'DELETE /api/v1/admin/payment-providers/:name': ownerOnly,
+  'GET /api/v1/admin/webhooks': ownerOnly,
+  'POST /api/v1/admin/webhooks': ownerOnly,
+  'GET /api/v1/admin/webhooks/:id': ownerOnly,
+  'PATCH /api/v1/admin/webhooks/:id': ownerOnly,
+  'DELETE /api/v1/admin/webhooks/:id': ownerOnly,
+  'POST /api/v1/admin/webhooks/:id/rotate-secret': ownerOnly,
+  'POST /api/v1/admin/webhooks/:id/test': ownerOnly,
+  'GET /api/v1/admin/webhooks/:id/deliveries': ownerOnly,
+  'POST /api/v1/admin/webhooks/:id/deliveries/:deliveryId/retry': ownerOnly,
+  'GET /api/v1/admin/staff': ownerOnly,
+  'POST /api/v1/admin/staff': ownerOnly,
+  'PATCH /api/v1/admin/staff/:id': ownerOnly,
+  'DELETE /api/v1/admin/staff/:id': ownerOnly,
+  'POST /api/v1/admin/images': staffWork,
+
+  'POST /api/v1/staff/invitations/accept': 'public',
+  'POST /api/v1/staff/sessions': 'public',
+  'GET /api/v1/staff/sessions/current': staffSession,
+  'DELETE /api/v1/staff/sessions/current': staffSession,
+  'PUT /api/v1/staff/password': staffSession,
 };
 
 /** The entry of a route, by its method and URL pattern as registered (HEAD follows GET). */
@@ -129,6 +154,8 @@ const CALLER_NAMES: Record<Caller, Record<Grant, string>> = {
   server: { any: 'a server token', 'own-path': '', 'own-token': '' },
   admin: { any: 'an admin token', 'own-path': '', 'own-token': '' },
   root: { any: 'the root token', 'own-path': '', 'own-token': '' },
+  owner: { any: "an owner's session", 'own-path': '', 'own-token': '' },
+  staff: { any: "a staff member's session", 'own-path': '', 'own-token': '' },
 };
 
 /** Which credentials a route needs, for a 403's detail: "a server token or an admin token". */

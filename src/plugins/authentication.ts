@@ -10,6 +10,8 @@ import fp from 'fastify-plugin';
 import { AppError } from './errors.js';
 import { accessOf, type Access } from './access-table.js';
 import { authenticateSecret, secretsEqual } from '../modules/stores/index.js';
+import { authenticateSession, isSessionSecret } from '../modules/staff/index.js';
+import { toIso } from '../lib/time.js';
 import type { Database } from '../db/client.js';
 import { bearerTokenOf } from '../lib/bearer.js';
 
@@ -20,7 +22,9 @@ export type Principal =
       kind: 'customer'; store: string; customerId: string; /** null for an identity-provider JWT */ tokenId: string | null; catalogVersion: number;
       /** A guest session: a new customer id per session, so "once per customer" also needs the order's email. */
       guest: boolean;
-    };
+    }
+  /** A person signed in to the dashboard; `role` picks the access table's column (`owner` or `staff`). */
+  | { kind: 'staff'; store: string; staffId: string; email: string; role: 'owner' | 'staff'; /** null while signing in */ sessionId: string | null; expiresAt: string; catalogVersion: number };
 
 export type StorePrincipal = Extract<Principal, { store: string }>;
 
@@ -79,6 +83,11 @@ async function principalOf(app: FastifyInstance, request: FastifyRequest, option
   if (options.identityProviders.recognizes(secret)) {
     const customer = await options.identityProviders.authenticate(app.db, secret, refuse);
     return { kind: 'customer', tokenId: null, guest: false, ...customer };
+  }
+  if (isSessionSecret(secret)) {
+    const session = await authenticateSession(app.db, secret);
+    if (!session) throw refuse('the staff session is unknown, expired or was ended; sign in again');
+    return { kind: 'staff', store: session.store, staffId: session.staffId, email: session.email, role: session.role, sessionId: session.sessionId, expiresAt: toIso(session.expiresAt), catalogVersion: session.catalogVersion };
   }
   const token = await authenticateSecret(app.db, secret);
   if (!token) throw refuse('the token is unknown, expired or was revoked');

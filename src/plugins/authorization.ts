@@ -11,8 +11,11 @@ import { AppError } from './errors.js';
 import { describeAccess, type Access, type Caller } from './access-table.js';
 import type { Principal } from './authentication.js';
 
+/** The access table's column of a caller: a staff session's is its role. */
+const callerOf = (principal: Principal): Caller => (principal.kind === 'staff' ? principal.role : principal.kind);
+
 function admits(access: Exclude<Access, 'public'>, principal: Principal, request: FastifyRequest): boolean {
-  const grant = access[principal.kind as Caller];
+  const grant = access[callerOf(principal)];
   if (!grant) return false;
   if (principal.kind !== 'customer') return true;
   switch (grant) {
@@ -26,8 +29,9 @@ function admits(access: Exclude<Access, 'public'>, principal: Principal, request
 }
 
 function forbidden(access: Exclude<Access, 'public'>, principal: Principal): AppError {
-  const article = /^[aeiou]/.test(principal.kind) ? 'an' : 'a';
-  const caller = principal.kind === 'customer' && principal.tokenId === null ? 'an identity-provider JWT' : `${article} ${principal.kind} credential`;
+  const kind = principal.kind === 'staff' ? (principal.role === 'owner' ? "owner's session" : "staff member's session") : `${principal.kind} credential`;
+  const article = /^[aeiou]/.test(kind) ? 'an' : 'a';
+  const caller = principal.kind === 'customer' && principal.tokenId === null ? 'an identity-provider JWT' : `${article} ${kind}`;
   return new AppError('FORBIDDEN', `${caller} may not use this route${principal.kind === 'customer' ? ' here' : ''}; it needs ${describeAccess(access)}`, {
     headers: { 'www-authenticate': 'Bearer realm="storefront", error="insufficient_scope"' },
   });

@@ -9,7 +9,8 @@ import type { Executor } from '../db/client.js';
 import { AppError } from '../lib/app-error.js';
 import type { Outcome } from '../lib/keyed-batcher.js';
 import { fingerprintOf, keepAnswers, takeKeys, type Claim, type KeptAnswer } from '../modules/idempotency/index.js';
-import { recordEvents, type EventType, type Recorder } from '../modules/events/index.js';
+import { recordEvents, SYSTEM_ACTOR, type Actor, type EventType, type Recorder } from '../modules/events/index.js';
+import type { Principal } from './authentication.js';
 import { storePrincipalOf } from './authentication.js';
 import type { Input, RoundCommand, TransactionCommand } from './command-types.js';
 import { problemOf, toAppError } from './errors.js';
@@ -26,6 +27,26 @@ export interface Entry<J> {
   claim: Claim | null;
   serialize: (value: unknown) => string;
   requestId: string;
+  actor: Actor;
+}
+
+/**
+ * Who a request's events name as their actor: the one place it is decided, from the request's
+ * principal, so every command's events carry it. A public route (no principal) is the system's.
+ */
+export function actorOf(principal: Principal | null): Actor {
+  switch (principal?.kind) {
+    case 'staff':
+      return { type: 'staff', id: principal.staffId, email: principal.email };
+    case 'customer':
+      return { type: 'customer', id: principal.customerId };
+    case 'admin':
+    case 'server':
+    case 'storefront':
+      return { type: 'token', id: principal.tokenId };
+    default:
+      return SYSTEM_ACTOR;
+  }
 }
 
 export function claimOf(request: FastifyRequest, store: string): Claim | null {
@@ -41,6 +62,7 @@ function callerOf(request: FastifyRequest): string {
   const customer = (request.params as { customer?: string }).customer;
   if (customer) return `customer:${customer.toLowerCase()}`;
   const principal = storePrincipalOf(request);
+  if (principal.kind === 'staff') return `staff:${principal.staffId}`;
   return principal.kind === 'customer' ? `customer:${principal.customerId}` : `token:${principal.tokenId}`;
 }
 
@@ -60,11 +82,13 @@ function refusalAnswer(error: unknown, entry: { claim: Claim | null; requestId: 
   return { answer: { refusal }, kept: { fingerprint: entry.claim.fingerprint, status: refusal.status, body: JSON.stringify(problemOf(refusal, entry.requestId)) } };
 }
 
+type RecordedEvent = { type: EventType; data: unknown; actor: Actor };
+
 /** Collects a request's events; an event type the command did not declare is a programming error. */
-function recorderFor(declared: readonly EventType[], events: Array<{ type: EventType; data: unknown }>): Recorder {
+function recorderFor(declared: readonly EventType[], events: RecordedEvent[], actor: Actor): Recorder {
   return (type, data) => {
     if (!declared.includes(type)) throw new Error(`this command does not declare the event ${type}`);
-    events.push({ type, data });
+    events.push({ type, data, actor });
   };
 }
 
@@ -83,8 +107,9 @@ export async function runInTransaction<P extends TSchema, B extends TSchema, Q e
       if (taken === 'busy') return { refusal: keyInUse() };
       if (taken !== 'free') return keptAnswer(taken!, claim);
     }
-    const events: Array<{ type: EventType; data: unknown }> = [];
-    const context = { tx, record: recorderFor(declared, events), log: request.log };
+    const events: RecordedEvent[] = [];
+    const actor = actorOf(input.principal);
+    const context = { tx, record: recorderFor(declared, events, actor), log: request.log, actor };
     if (!claim) {
       const value = await command.run(input, context);
       if (events.length > 0) await recordEvents(tx, input.store, events);
@@ -128,10 +153,10 @@ export async function runRound<P extends TSchema, B extends TSchema, Q extends T
       if (state === 'busy') answers[i] = { refusal: keyInUse() };
       else if (state !== 'free') answers[i] = keptAnswer(state, claim);
     });
-    const events: Array<{ type: EventType; data: unknown }> = [];
+    const events: RecordedEvent[] = [];
     const running = entries.flatMap((entry, i) => (answers[i] ? [] : [{ entry, i }]));
-    const perJob = running.map(() => [] as Array<{ type: EventType; data: unknown }>);
-    const outcomes = running.length > 0 ? await command.runRound(tx, store, running.map(({ entry }, n) => ({ job: entry.job, record: recorderFor(declared, perJob[n]!) }))) : [];
+    const perJob = running.map(() => [] as RecordedEvent[]);
+    const outcomes = running.length > 0 ? await command.runRound(tx, store, running.map(({ entry }, n) => ({ job: entry.job, record: recorderFor(declared, perJob[n]!, entry.actor) }))) : [];
     const kept: Parameters<typeof keepAnswers>[1] = [];
     running.forEach(({ entry, i }, n) => {
       const outcome = outcomes[n]!;

@@ -4,7 +4,7 @@ import type { FastifyBaseLogger, FastifyRequest } from 'fastify';
 import type { Database, Executor } from '../db/client.js';
 import type { ErrorCode } from '../lib/app-error.js';
 import type { Outcome } from '../lib/keyed-batcher.js';
-import type { EventType, Recorder } from '../modules/events/index.js';
+import type { Actor, EventType, Recorder } from '../modules/events/index.js';
 import type { Principal } from './authentication.js';
 
 export type WriteMethod = 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -16,7 +16,8 @@ export interface CommandInput<P, B, Q> {
   query: Q;
   /** The request's headers (a provider's webhook reads its signature). */
   headers: FastifyRequest['headers'];
-  principal: Principal;
+  /** Null on a public route (a sign-in, accepting an invitation). */
+  principal: Principal | null;
   /** The caller's store; a root caller (POST /v1/admin/stores) has none, and asking throws. */
   store: string;
   /**
@@ -31,6 +32,8 @@ export interface CommandContext {
   tx: Executor;
   record: Recorder;
   log: FastifyBaseLogger;
+  /** Who this request's events name (the recorder adds it; for an event written another way). */
+  actor: Actor;
 }
 
 /** One request of a round, as the round's work sees it. */
@@ -70,6 +73,14 @@ export interface Declaration<P extends TSchema, B extends TSchema, Q extends TSc
   triesDiscountCode?: (body: unknown) => boolean;
   /** Checks that must answer before schema validation does (a clearer detail than the schema's). */
   preValidation?: (request: FastifyRequest) => Promise<void>;
+  /**
+   * Work of its own after validation and authorization and before the transaction, so that slow
+   * work holds no transaction: a sign-in checks a password and counts failures (and names
+   * `request.principal`), an upload decodes its image (and replaces `request.body` with it).
+   */
+  before?: (request: FastifyRequest) => Promise<void>;
+  /** A body limit of its own (an upload's), instead of its audience's. */
+  bodyLimit?: number;
 }
 
 export type Input<P extends TSchema, B extends TSchema, Q extends TSchema> = CommandInput<Static<P>, Static<B>, Static<Q>>;

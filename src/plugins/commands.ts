@@ -21,7 +21,7 @@ import { KeyedBatcher } from '../lib/keyed-batcher.js';
 import { markCatalogChanged } from '../modules/stores/index.js';
 import type { Claim } from '../modules/idempotency/index.js';
 import { storePrincipalOf } from './authentication.js';
-import { claimOf, runInTransaction, runRound, type Answer, type Entry } from './command-runners.js';
+import { actorOf, claimOf, runInTransaction, runRound, type Answer, type Entry } from './command-runners.js';
 import type { Command, Input, ProviderCommand, RoundCommand } from './command-types.js';
 import { toAppError } from './errors.js';
 
@@ -64,7 +64,7 @@ export function registerCommand<P extends TSchema, B extends TSchema, Q extends 
   } else if (isRound(command)) {
     const batcher = new KeyedBatcher<Entry<J> & { store: string }, Answer>((entries) => runRound(app, command, declared, entries));
     runOne = (request, reply, input, claim) =>
-      batcher.submit(input.store, { job: command.prepare(input), claim, store: input.store, serialize: (v) => String(reply.serialize(v)), requestId: request.id });
+      batcher.submit(input.store, { job: command.prepare(input), claim, store: input.store, serialize: (v) => String(reply.serialize(v)), requestId: request.id, actor: actorOf(input.principal) });
   } else {
     runOne = async (request, reply, input, claim) => {
       const answer = await runInTransaction(app, command, declared, request, reply, input, claim);
@@ -91,9 +91,11 @@ export function registerCommand<P extends TSchema, B extends TSchema, Q extends 
       }).filter(([, part]) => part !== undefined),
     ),
     preValidation: command.preValidation,
+    preHandler: command.before,
+    bodyLimit: command.bodyLimit,
     handler: async (request, reply) => {
       const input = inputOf(request);
-      // A public command (a provider's webhook) has no principal and names its store in its path.
+      // A public command (a provider's webhook, a sign-in, an invitation's acceptance) and the root's have no store of their own.
       const store = !input.principal || input.principal.kind === 'root' ? null : input.store;
       const claim = command.idempotent && store ? claimOf(request, store) : null;
       reply.code(command.status);

@@ -19,6 +19,8 @@ export const SECURITY_SCHEMES: Record<Caller, { scheme: string; description: str
   admin: { scheme: 'adminToken', description: 'An admin token of one store (`adm_…`): the whole admin API and every storefront route.' },
   server: { scheme: 'serverToken', description: "A server token of one store (`srv_…`), kept on a shop's back end: mints customer tokens, reaches every customer." },
   storefront: { scheme: 'storefrontToken', description: 'The public storefront token of one store (`sf_…`): catalog, carts and guest sessions.' },
+  owner: { scheme: 'ownerSession', description: "A dashboard session of one of the store's owners (`stf_…`, from POST /v1/staff/sessions, 12 hours): what an admin token may do on the admin API." },
+  staff: { scheme: 'staffSession', description: "A dashboard session of a staff member with the `staff` role (`stf_…`): the catalog, orders, discounts, shipping, taxes and images." },
   customer: { scheme: 'customerToken', description: "A customer credential: a customer token (`cus_…`, minted or from a guest session) or a JWT of the store's identity provider. Reaches that customer's own data." },
 };
 

@@ -52,6 +52,7 @@ export default fp(
           { name: 'addresses', description: 'Customer addresses (storefront)' },
           { name: 'customers', description: 'Customer credentials: customer tokens and guest sessions' },
           { name: 'admin', description: 'Store administration' },
+          { name: 'staff', description: 'Staff accounts and dashboard sessions' },
           { name: 'operations', description: 'Health, readiness and documents' },
         ],
       },

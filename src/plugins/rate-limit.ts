@@ -95,6 +95,7 @@ export interface RateLimitOptions {
 /** The counter a caller spends, and its limit: null is a missing or refused credential. */
 function budgetOf(principal: Principal | null, request: FastifyRequest, options: RateLimitOptions): [key: string, limit: number] {
   if (principal?.kind === 'root') return ['token:root', options.perMinute];
+  if (principal?.kind === 'staff') return [`staff:${principal.sessionId}`, options.perMinute];
   if (principal && principal.kind !== 'customer' && TOKEN_KINDS[principal.kind].secret) return [`token:${principal.tokenId}`, options.perMinute];
   const store = principal && 'store' in principal ? principal.store : '-';
   return [`client:${store}:${request.ip}`, options.clientPerMinute];

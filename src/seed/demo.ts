@@ -9,6 +9,7 @@
  */
 import type { Database } from '../db/client.js';
 import * as catalog from '../modules/catalog/admin-service.js';
+import { createOwner, newPassword } from '../modules/staff/index.js';
 import { createDiscount } from '../modules/discounts/index.js';
 import { createShippingOption } from '../modules/shipping/index.js';
 import { createTaxRate } from '../modules/taxes/index.js';
@@ -96,7 +97,11 @@ function variantsOf(item: (typeof GROUPS)[number]) {
 }
 
 /** Seeds the demo store when the database has no store yet; answers its tokens, or undefined. */
-export async function seedDemoStore(db: Database): Promise<CreatedStore | undefined> {
+export const DEMO_OWNER_EMAIL = 'owner@demo.example';
+
+export type SeededStore = CreatedStore & { owner: { email: string; password: string } };
+
+export async function seedDemoStore(db: Database): Promise<SeededStore | undefined> {
   if ((await countStores(db)) > 0) return undefined;
   const created = await createStore(db, 'demo', 'Demo store');
   const store = created.store.slug;
@@ -140,7 +145,10 @@ export async function seedDemoStore(db: Database): Promise<CreatedStore | undefi
   await db.transaction((tx) => createDiscount(tx, store, { code: 'WELCOME10', type: 'percentage', value: 10 }));
   await seedShippingAndTaxes(db, store);
   await enableDemoPayments(db, store);
-  return created;
+  // The dashboard's first owner; the password is printed once with the tokens.
+  const password = newPassword();
+  await db.transaction((tx) => createOwner(tx, store, DEMO_OWNER_EMAIL, password));
+  return { ...created, owner: { email: DEMO_OWNER_EMAIL, password } };
 }
 
 /**

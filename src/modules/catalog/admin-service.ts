@@ -10,6 +10,8 @@ import { collectionView, productView } from './views.js';
 import { searchTermsOf } from './search.js';
 import { nfcOptions, checkOptionNames, sameOptionsConflict } from './variant-rules.js';
 import { withHeld } from './held.js';
+import { decodeCursor, encodeCursor, listBinding } from './cursor.js';
+import { sortKeyKinds } from './product-order.js';
 
 async function uniqueSlug<T>(kind: string, slug: string | undefined, write: () => Promise<T>): Promise<T> {
   try {
@@ -60,11 +62,24 @@ async function recordCollectionEvent(tx: Executor, record: Recorder, store: stri
 /** Every non-deleted product of the store, whatever its status; `q` searches as the storefront does. */
 export async function listAdminProducts(db: Database, store: string, query: AdminListProductsQuery) {
   const search = query.q === undefined ? undefined : await searchTermsOf(db, store, query.q);
-  if (search === null) return { products: [], total: 0 };
+  if (search === null) return { products: [], total: 0, nextCursor: null };
+  if (query.after !== undefined && query.offset !== undefined) {
+    throw new AppError('VALIDATION_FAILED', 'after and offset cannot be used together: a cursor already says where the page starts');
+  }
   const filter = { store, visibleOnly: false, status: query.status, search };
-  const page = { limit: query.limit ?? 50, offset: query.offset ?? 0, sort: search ? ('relevance' as const) : ('-createdAt' as const) };
+  const sort = search ? ('relevance' as const) : ('-createdAt' as const);
+  // The cursor names this list (the admin's: any status), so a storefront cursor never fits it.
+  const binding = listBinding({ admin: true, store, status: query.status, q: query.q, sort });
+  const after = query.after === undefined ? undefined : decodeCursor(query.after, binding, sortKeyKinds(sort));
+  const limit = query.limit ?? 50;
+  const page = { limit: limit + 1, offset: query.offset ?? 0, sort, after };
   const [rows, total] = await Promise.all([products.listProducts(db, filter, page), products.countProducts(db, filter)]);
-  return { products: await withHeld(db, store, rows.map(productView)), total };
+  const last = rows.length > limit ? rows[limit - 1] : undefined;
+  return {
+    products: await withHeld(db, store, rows.slice(0, limit).map(productView)),
+    total,
+    nextCursor: last ? encodeCursor({ keys: last.sortKeys, id: last.id }, binding) : null,
+  };
 }
 
 export async function getAdminProduct(db: Database, store: string, id: string) {

@@ -23,7 +23,7 @@ const customerRoutes: FastifyPluginAsyncTypebox = async (app) => {
     method: 'DELETE', url: '/v1/customer-tokens/current', operationId: 'revokeCurrentCustomerToken', tags, summary: 'Sign out: the customer token revokes itself',
     status: 200, response: S.CustomerTokenEnvelope, errors: [],
     run: ({ principal }, { tx }) => {
-      if (principal.kind !== 'customer' || principal.tokenId === null) throw new AppError('FORBIDDEN', 'only a customer token can revoke itself');
+      if (principal?.kind !== 'customer' || principal.tokenId === null) throw new AppError('FORBIDDEN', 'only a customer token can revoke itself');
       return customers.revokeCustomerToken(tx, principal.store, principal.tokenId);
     },
   });

@@ -11,7 +11,7 @@
  */
 import { sql, type SQL } from 'drizzle-orm';
 import { jsonb, queryRows, type Executor } from '../../db/client.js';
-import { TEST_EVENT_TYPE, type EventType } from './types.js';
+import { SYSTEM_ACTOR, TEST_EVENT_TYPE, type Actor, type EventType } from './types.js';
 
 export interface EventRow {
   id: string;
@@ -19,6 +19,7 @@ export interface EventRow {
   store: string;
   createdAt: Date;
   data: unknown;
+  actor: Actor;
   txid: string;
   seq: number;
 }
@@ -27,22 +28,22 @@ export interface EventRow {
  * Records an event in the caller's transaction and, in the same statement, one pending delivery
  * per enabled endpoint of the store subscribed to its type. Answers the event id.
  */
-export async function recordEvent(tx: Executor, store: string, type: EventType, data: unknown): Promise<string> {
-  return (await recordEvents(tx, store, [{ type, data }]))[0]!;
+export async function recordEvent(tx: Executor, store: string, type: EventType, data: unknown, actor: Actor = SYSTEM_ACTOR): Promise<string> {
+  return (await recordEvents(tx, store, [{ type, data, actor }]))[0]!;
 }
 
 /**
  * Records several events in one statement (a transaction of combined orders writes one
  * `order.created` each), in the given order, each with its deliveries. Answers their ids.
  */
-export async function recordEvents(tx: Executor, store: string, list: Array<{ type: EventType; data: unknown }>): Promise<string[]> {
+export async function recordEvents(tx: Executor, store: string, list: Array<{ type: EventType; data: unknown; actor: Actor }>): Promise<string[]> {
   if (list.length === 0) return [];
   const rows = await queryRows<{ id: string }>(
     tx,
     sql`with e as (
-          insert into events (store, type, data)
-          select ${store}, x.type, x.data
-          from rows from (jsonb_to_recordset(${jsonb(list)}) as (type text, data jsonb)) with ordinality as x(type, data, n)
+          insert into events (store, type, data, actor)
+          select ${store}, x.type, x.data, x.actor
+          from rows from (jsonb_to_recordset(${jsonb(list)}) as (type text, data jsonb, actor jsonb)) with ordinality as x(type, data, actor, n)
           order by x.n
           returning id, type),
         d as (insert into webhook_deliveries (store, endpoint_id, event_id)
@@ -54,11 +55,11 @@ export async function recordEvents(tx: Executor, store: string, list: Array<{ ty
 }
 
 /** A `webhook.test` event with one delivery, to that endpoint only. */
-export async function recordTestEvent(tx: Executor, store: string, endpointId: string, data: unknown): Promise<EventRow> {
+export async function recordTestEvent(tx: Executor, store: string, endpointId: string, data: unknown, actor: Actor = SYSTEM_ACTOR): Promise<EventRow> {
   const [row] = await queryRows<EventRow>(
     tx,
-    sql`with e as (insert into events (store, type, data) values (${store}, ${TEST_EVENT_TYPE}, ${jsonb(data)})
-                   returning id, type, store, created_at as "createdAt", data, txid::text as txid, seq),
+    sql`with e as (insert into events (store, type, data, actor) values (${store}, ${TEST_EVENT_TYPE}, ${jsonb(data)}, ${jsonb(actor)})
+                   returning id, type, store, created_at as "createdAt", data, actor, txid::text as txid, seq),
         d as (insert into webhook_deliveries (store, endpoint_id, event_id) select ${store}, ${endpointId}, e.id from e)
         select * from e`,
   );
@@ -85,7 +86,7 @@ export async function feedEvents(db: Executor, query: FeedQuery): Promise<EventR
   if (query.types?.length) where.push(sql`type in (${sql.join(query.types.map((t) => sql`${t}`), sql`, `)})`);
   return queryRows<EventRow>(
     db,
-    sql`select id, type, store, created_at as "createdAt", data, txid::text as txid, seq from events
+    sql`select id, type, store, created_at as "createdAt", data, actor, txid::text as txid, seq from events
         where ${sql.join(where, sql` and `)} order by txid, seq limit ${query.limit}`,
   );
 }

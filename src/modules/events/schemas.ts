@@ -6,6 +6,15 @@ export const Event = Type.Object({
   type: Type.String({ examples: ['order.created'] }),
   store: Type.String({ examples: ['demo'] }),
   timestamp: Timestamp('when the change was committed'),
+  actor: Type.Union(
+    [
+      Type.Object({ type: Type.Literal('staff'), id: Uuid('staff id'), email: Type.String() }),
+      Type.Object({ type: Type.Literal('token'), id: Uuid('token id') }),
+      Type.Object({ type: Type.Literal('customer'), id: Uuid('customer id') }),
+      Type.Object({ type: Type.Literal('system') }),
+    ],
+    { description: 'who made the change: a staff member, a store token, a customer, or the system (jobs, the CLI, payment providers)' },
+  ),
   data: Type.Object({}, { additionalProperties: true, description: '`{order}`, `{product}` or `{collection}`, as the API answers it' }),
 });
 export type EventView = Static<typeof Event>;

@@ -7,7 +7,7 @@ import type { EventFeedQuery, EventView } from './schemas.js';
 import { EVENT_TYPES } from './types.js';
 
 export function eventView(row: repo.EventRow): EventView {
-  return { id: row.id, type: row.type, store: row.store, timestamp: toIso(row.createdAt), data: row.data as EventView['data'] };
+  return { id: row.id, type: row.type, store: row.store, timestamp: toIso(row.createdAt), actor: row.actor, data: row.data as EventView['data'] };
 }
 
 const encodeCursor = (row: { txid: string; seq: number }) => Buffer.from(`${row.txid}.${row.seq}`).toString('base64url');

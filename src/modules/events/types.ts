@@ -19,3 +19,10 @@ export const EVENT_TYPES = [
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 export const TEST_EVENT_TYPE = 'webhook.test';
+
+/**
+ * Who made a change (the audit trail): a staff member, a store token, a customer (a customer
+ * credential or a guest), or the system (jobs, the CLI, the demo seed, payment providers' webhooks).
+ */
+export type Actor = { type: 'staff'; id: string; email: string } | { type: 'token'; id: string } | { type: 'customer'; id: string } | { type: 'system' };
+export const SYSTEM_ACTOR: Actor = { type: 'system' };

@@ -19,12 +19,12 @@ const orderRoutes: FastifyPluginAsyncTypebox = async (app) => {
       'A product-list order may take `discountCode`; an order from a cart uses the cart\'s code. A code that does not apply is 422 DISCOUNT_NOT_APPLICABLE with `reason`. ' +
       'A line over its product\'s `maxPerOrder` (or 100000) is 422 QUANTITY_LIMIT_EXCEEDED. One client address may have at most UNPAID_ORDERS_PER_CLIENT unpaid orders placed with public credentials (429 RATE_LIMITED).',
     params: CustomerParams, body: S.CreateOrderBody, status: 201, response: S.OrderEnvelope,
-    errors: ['NOT_FOUND', 'CART_EXPIRED', 'CART_NOT_PENDING', 'ADDRESS_NOT_FOUND', 'INSUFFICIENT_STOCK', 'PRODUCT_UNAVAILABLE', 'QUANTITY_LIMIT_EXCEEDED', 'DISCOUNT_NOT_APPLICABLE'],
+    errors: ['NOT_FOUND', 'CART_EXPIRED', 'CART_NOT_PENDING', 'ADDRESS_NOT_FOUND', 'INSUFFICIENT_STOCK', 'PRODUCT_UNAVAILABLE', 'QUANTITY_LIMIT_EXCEEDED', 'DISCOUNT_NOT_APPLICABLE', 'SHIPPING_REQUIRED', 'SHIPPING_NOT_AVAILABLE'],
     triesDiscountCode: (body) => (body as { discountCode?: string }).discountCode !== undefined,
     idempotent: true, changesCatalog: true, events: ['order.created', 'product.out_of_stock'], counts: 'orders', limit: 'orders',
     // Before the schema's oneOf, whose failure would name a branch rather than the rule.
     preValidation: async (request) => assertOneSource(request.body),
-    prepare: ({ params, body, principal, client }) => orderRequestOf(params.customer, body, { guest: principal.kind === 'customer' && principal.guest, client }),
+    prepare: ({ params, body, principal, client }) => orderRequestOf(params.customer, body, { guest: principal?.kind === 'customer' && principal.guest, client }),
     runRound: (tx, store, jobs) => placeOrders(tx, store, jobs, policy),
   });
   app.get(

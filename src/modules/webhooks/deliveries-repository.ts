@@ -71,6 +71,7 @@ export interface ClaimedDelivery {
   eventCreatedAt: Date;
   /** The event's data as JSON text, put into the payload as it is (no parse and re-serialization per attempt). */
   dataJson: string;
+  actorJson: string;
   url: string;
   secrets: string[];
 }
@@ -101,7 +102,7 @@ export async function claimDueDeliveries(db: Database, limit: number, leaseSecon
           from due, events e, webhook_endpoints w
           where d.store = due.store and d.id = due.id and e.store = d.store and e.id = d.event_id and w.store = d.store and w.id = d.endpoint_id
           returning d.store, d.id, d.endpoint_id as "endpointId", d.attempts, d.lock_token as "lockToken", e.id as "eventId", e.type,
-            e.created_at as "eventCreatedAt", e.data::text as "dataJson", w.url,
+            e.created_at as "eventCreatedAt", e.data::text as "dataJson", e.actor::text as "actorJson", w.url,
             case when w.previous_secret is not null and w.previous_secret_expires_at > now()
                  then array[w.secret, w.previous_secret] else array[w.secret] end as secrets`,
     );

@@ -46,7 +46,7 @@ const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
     method: 'POST', url: '/v1/admin/webhooks/:id/test', operationId: 'adminTestWebhook', tags, summary: 'Send a webhook.test event to this endpoint',
     description: 'Queued (202); it is not in the events feed.',
     params: S.WebhookParams, status: 202, response: S.TestEventAccepted, errors: ['NOT_FOUND'],
-    run: ({ store, params }, { tx }) => admin.sendTestEvent(tx, store, params.id),
+    run: ({ store, params }, { tx, actor }) => admin.sendTestEvent(tx, store, params.id, actor),
   });
   app.get(
     '/v1/admin/webhooks/:id/deliveries',

@@ -2,7 +2,7 @@
 import type { Executor } from '../../db/client.js';
 import { toIso, toIsoOrNull } from '../../lib/time.js';
 import { AppError } from '../../plugins/errors.js';
-import { eventView, recordTestEvent } from '../events/index.js';
+import { eventView, recordTestEvent, type Actor } from '../events/index.js';
 import * as deliveries from './deliveries-repository.js';
 import * as repo from './repository.js';
 import type { CreateWebhookBody, DeliveryListQuery, DeliveryView, UpdateWebhookBody, WebhookView } from './schemas.js';
@@ -74,9 +74,9 @@ export async function rotateWebhookSecret(db: Executor, store: string, id: strin
 }
 
 /** Queues a `webhook.test` event for this endpoint only (not in the feed). */
-export async function sendTestEvent(db: Executor, store: string, id: string) {
+export async function sendTestEvent(db: Executor, store: string, id: string, actor?: Actor) {
   const endpoint = await endpointOr404(db, store, id);
-  const row = await recordTestEvent(db, store, endpoint.id, { webhook: webhookView(endpoint) });
+  const row = await recordTestEvent(db, store, endpoint.id, { webhook: webhookView(endpoint) }, actor);
   return { event: eventView(row) };
 }
 

@@ -205,7 +205,7 @@ export class DeliveryWorker {
       throw error;
     }
     const envelope = JSON.stringify({ id: d.eventId, type: d.type, store: d.store, timestamp: toIso(d.eventCreatedAt) });
-    const body = `${envelope.slice(0, -1)},"data":${d.dataJson}}`;
+    const body = `${envelope.slice(0, -1)},"actor":${d.actorJson},"data":${d.dataJson}}`;
     const timestamp = Math.floor(Date.now() / 1000);
     const headers = {
       'webhook-id': d.eventId,
