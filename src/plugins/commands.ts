@@ -42,14 +42,15 @@ export function registerCommand<P extends TSchema, B extends TSchema, Q extends 
   const declared = command.events ?? [];
   const errors: ErrorCode[] = [...command.errors, ...(command.idempotent ? (['IDEMPOTENCY_KEY_REUSED', 'IDEMPOTENCY_KEY_IN_USE'] as const) : [])];
   const inputOf = (request: FastifyRequest): Input<P, B, Q> => {
-    const principal = request.principal!;
+    // Null on a public route (a provider's webhook, a sign-in, an invitation's acceptance).
+    const principal = request.principal ?? null;
     return {
       params: request.params as Static<P>,
       body: request.body as Static<B>,
       query: request.query as Static<Q>,
       headers: request.headers,
       principal,
-      client: principal.kind === 'storefront' || principal.kind === 'customer' ? request.ip : null,
+      client: principal?.kind === 'storefront' || principal?.kind === 'customer' ? request.ip : null,
       get store() {
         return storePrincipalOf(request).store;
       },
