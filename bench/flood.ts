@@ -11,14 +11,10 @@
  */
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
-import { sql } from 'drizzle-orm';
-import { openDatabase } from '../src/db/client.js';
-import { migrate } from '../src/db/migrate.js';
+import { freshBenchDatabase } from './fresh-database.js';
 import { seedBench } from './seed.js';
 
 const ROOT = new URL('../', import.meta.url).pathname;
@@ -43,22 +39,7 @@ async function main() {
   const seconds = Number(values.seconds);
   const port = Number(values.port);
   const base = `http://127.0.0.1:${port}`;
-  let env: Record<string, string>;
-  let cleanup = () => {};
-  let database;
-  if (values.embedded) {
-    const dataDir = mkdtempSync(join(tmpdir(), 'storefront-flood-'));
-    database = await openDatabase({ dataDir });
-    env = { DATA_DIR: dataDir };
-    cleanup = () => rmSync(dataDir, { recursive: true, force: true });
-  } else {
-    const url = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/bench';
-    database = await openDatabase({ url, poolSize: 2, statementTimeoutMs: 600_000 });
-    await database.db.execute(sql`drop schema if exists public cascade`);
-    await database.db.execute(sql`create schema public`);
-    env = { DATABASE_URL: url };
-  }
-  await migrate(database.db);
+  const { database, env, cleanup } = await freshBenchDatabase(values.embedded, 'storefront-flood-');
   const fixture = await seedBench(database.db, 1000, 10);
   await database.close();
 
