@@ -59,7 +59,7 @@ test('errors are problem+json with their codes; 408, 413 and 415 where they appl
     if (operation.requestBody) for (const status of ['413', '415']) assert.ok(operation.responses[status], `${method} ${path} declares ${status}`);
   }
   const placeOrder = document.paths['/api/v1/{customer}/orders'].post;
-  assert.deepEqual(placeOrder.responses['422'].content['application/problem+json'].schema.allOf[1].properties.code.enum.sort(), ['ADDRESS_NOT_FOUND', 'DISCOUNT_NOT_APPLICABLE', 'IDEMPOTENCY_KEY_REUSED', 'INSUFFICIENT_STOCK', 'PRODUCT_UNAVAILABLE', 'QUANTITY_LIMIT_EXCEEDED']);
+  assert.deepEqual(placeOrder.responses['422'].content['application/problem+json'].schema.allOf[1].properties.code.enum.sort(), ['ADDRESS_NOT_FOUND', 'DISCOUNT_NOT_APPLICABLE', 'IDEMPOTENCY_KEY_REUSED', 'INSUFFICIENT_STOCK', 'PRODUCT_UNAVAILABLE', 'QUANTITY_LIMIT_EXCEEDED', 'SHIPPING_NOT_AVAILABLE', 'SHIPPING_REQUIRED']);
 });
 
 test('headers: Idempotency-Key on the idempotent POSTs, If-None-Match, ETag and 304 on the catalog reads', () => {
