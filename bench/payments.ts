@@ -39,8 +39,8 @@ export async function pendingPaymentDeliveries(databaseUrl: string, f: BenchFixt
   try {
     ({ rows } = await client.query(
       `with o as (
-         insert into orders (store, id, customer_id, address_id, price, created_at)
-         select $1, gen_random_uuid(), $2, $3, 1000, now() from generate_series(1, $4) returning store, id)
+         insert into orders (store, id, customer_id, address_id, price, number, created_at)
+         select $1, gen_random_uuid(), $2, $3, 1000, nextval(quote_ident('order_number_' || $1)::regclass), now() from generate_series(1, $4) returning store, id)
        insert into payments (store, order_id, provider, status, amount, currency, intent_id)
        select store, id, 'stripe', 'pending', 1000, 'USD', 'pi_bench_' || replace(id::text, '-', '') from o
        returning order_id, id as payment_id, intent_id, amount`,

@@ -19,6 +19,8 @@ import { ROOT } from './support/database.js';
 import { addToCollection, createCollection, createProduct, createStore } from './support/factories.js';
 import { freePort } from './support/server-process.js';
 import { startStorefront, type Storefront } from '../examples/storefront/serve.js';
+import { SECRETS_KEY, stripeStore } from './support/payments.js';
+import { StripeEmulator } from './support/stripe-emulator.js';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const SHOTS = join(ROOT, 'test-results');
@@ -459,5 +461,70 @@ test('against a running service it did not start: that store, its sign-in and it
     assert.equal(after.json.product.quantity, 1, 'the order reached that service');
   } finally {
     await storefront.stop();
+  }
+});
+
+/**
+ * Stripe.js as the page uses it, standing in for https://js.stripe.com/v3/ in this test only: the
+ * card form mounts nothing, and confirming asks the emulator to pay the intent (the shopper typing a
+ * good card) and then goes to the return_url, as Stripe.js does. Plain JavaScript: it runs in the
+ * page before the page's own script.
+ */
+const STRIPE_JS_STAND_IN = `
+window.Stripe = () => {
+  let clientSecret = '';
+  return {
+    elements: (options) => { clientSecret = options.clientSecret; return { create: () => ({ mount: () => undefined }) }; },
+    confirmPayment: async ({ confirmParams }) => {
+      const intentId = clientSecret.split('_secret_')[0];
+      await window.stripeEmulatorPay(intentId);
+      location.assign(confirmParams.return_url + '&payment_intent=' + intentId + '&payment_intent_client_secret=' + clientSecret + '&redirect_status=succeeded');
+      return {};
+    },
+  };
+};`;
+
+test('pays by card with Stripe: Stripe.js confirms the intent, the return page syncs and shows paid', { skip, timeout: 180_000 }, async () => {
+  const emulator = await new StripeEmulator().start();
+  const t = await startTestApp({ SECRETS_KEY, STRIPE_API_URL: emulator.url });
+  await t.app.listen({ port: 0, host: '127.0.0.1' });
+  const s = await stripeStore(t, emulator);
+  await createProduct(t, s, { slug: 'red-mug', name: 'Red mug', price: 1500, quantity: 4 });
+  const storefront = await startStorefront({
+    webPort: await freePort(),
+    apiUrl: `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}/api`,
+    storefrontToken: s.storefront,
+    serverToken: s.server,
+    storeName: 'Card shop',
+  });
+  try {
+    let paidIntent = '';
+    await withBrowser(async (page) => {
+      await page.exposeFunction('stripeEmulatorPay', (intentId: string) => void emulator.pay((paidIntent = intentId)));
+      await page.addInitScript({ content: STRIPE_JS_STAND_IN });
+      await signIn(page, storefront.url, 'card@example.com');
+      await buy(page, storefront.url, 'red-mug', 2);
+      assert.equal(await page.locator('#payment-status').innerText(), 'unpaid');
+      assert.equal(await page.locator('#pay-manual').count(), 0, 'only the providers the store enabled');
+      await page.locator('#pay-stripe').click();
+      await page.locator('#pay-confirm').click();
+      // Back from Stripe: the order page synced the payment (no webhook was sent) and shows it paid.
+      await page.waitForFunction(() => location.search === '' && location.hash.startsWith('#/orders/') && location.hash.includes('?sync='));
+      await page.locator('#confirmation').waitFor({ timeout: 30_000 });
+      assert.equal(await page.locator('#payment-status').innerText(), 'paid');
+      assert.equal(await page.locator('#order-status').innerText(), 'Paid: getting ready to ship');
+      assert.equal(await page.locator('#payment').count(), 0, 'nothing left to pay');
+      await shot(page, 'paid-by-card');
+    });
+    const orders = await t.request('GET', '/api/v1/admin/orders', { token: s.admin });
+    const [order] = orders.json.orders;
+    assert.equal(order.status, 'PAID');
+    assert.equal(order.paidTotal, 3000);
+    assert.equal(order.payments.length, 1);
+    assert.equal(order.payments[0].provider, 'stripe');
+    assert.ok(paidIntent.startsWith('pi_'), 'the emulator was asked to pay the intent');
+  } finally {
+    await storefront.stop();
+    await emulator.stop();
   }
 });

@@ -18,7 +18,7 @@ async function route() {
     if (parts[0] === 'p' && parts[1]) await renderProduct(decodeURIComponent(parts[1]));
     else if (parts[0] === 'cart') await renderCart();
     else if (parts[0] === 'checkout') await renderCheckout();
-    else if (parts[0] === 'orders' && parts[1]) await renderOrder(parts[1]);
+    else if (parts[0] === 'orders' && parts[1]) await renderOrder(parts[1], new URLSearchParams(query));
     else if (parts[0] === 'orders') await renderOrders();
     else if (parts[0] === 'account') renderAccount();
     else await renderShop(new URLSearchParams(query));
@@ -28,6 +28,12 @@ async function route() {
   }
   window.scrollTo(0, 0);
 }
+
+// Stripe sends the shopper back to `/?order=...&payment=...` (the return_url the order page gave it):
+// that order's page, which syncs the payment before it shows the order.
+const back = new URLSearchParams(location.search);
+const [backOrder, backPayment] = [back.get('order'), back.get('payment')];
+if (backOrder && backPayment) history.replaceState(null, '', `/#/orders/${encodeURIComponent(backOrder)}?sync=${encodeURIComponent(backPayment)}`);
 
 document.title = config.storeName;
 document.querySelector('.brand')!.textContent = config.storeName;

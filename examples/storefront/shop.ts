@@ -24,6 +24,8 @@ export const config = (await (await fetch('/config.json')).json()) as PageConfig
 export const shop = createStorefrontClient({ baseUrl: location.origin, token: config.storefrontToken });
 // The store's currency (prices are integers in its smallest unit) and whether its prices hold the tax.
 export const storeSettings = (await shop.GET('/api/v1/store')).data?.store ?? { currency: 'USD', pricesIncludeTax: false };
+// The store's enabled payment providers: `manual` with its instructions, `stripe` with its publishable key.
+export const paymentProviders = 'paymentProviders' in storeSettings ? storeSettings.paymentProviders : [];
 export const me = createStorefrontClient({ baseUrl: location.origin, token: () => customer()?.secret });
 
 // Like a session cookie: the customer's token and the cart id live in this browser; the orders do not.

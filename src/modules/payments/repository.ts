@@ -82,6 +82,21 @@ export async function recordWebhookEvent(db: Executor, store: string, eventId: s
   return rows.length > 0;
 }
 
+/**
+ * Records a Stripe event id and finds the payment of its intent, in one statement (a webhook's
+ * first round trip): `recorded` false when the event was already applied (or is being applied by
+ * another delivery); `payment` undefined when no payment of this store has that intent yet.
+ */
+export async function recordEventOfIntent(db: Executor, store: string, eventId: string, intentId: string): Promise<{ recorded: boolean; payment?: PaymentRow }> {
+  const recorded = db.$with('recorded').as(db.insert(paymentWebhookEvents).values({ store, eventId }).onConflictDoNothing().returning({ eventId: paymentWebhookEvents.eventId }));
+  const [row] = await db
+    .with(recorded)
+    .select({ eventId: recorded.eventId, payment: payments })
+    .from(recorded)
+    .leftJoin(payments, and(eq(payments.store, store), eq(payments.intentId, intentId)));
+  return row ? { recorded: true, payment: row.payment ?? undefined } : { recorded: false };
+}
+
 /** Payments the service still owes a provider call for, and Stripe payments pending since before `before`. */
 export async function openPayments(db: Executor, before: Date, limit: number): Promise<PaymentRow[]> {
   return db

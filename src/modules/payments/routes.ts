@@ -48,6 +48,7 @@ const paymentRoutes: FastifyPluginAsyncTypebox = async (app) => {
     body: S.StripeProviderBody, status: 200, response: S.PaymentProviderEnvelope, errors: ['CONFLICT'],
     run: async ({ store, body }, { tx }) => {
       const secrets = app.payments.secrets;
+      app.payments.forgetWebhookSecret(store);
       const row = await repo.saveProvider(tx, {
         store, name: 'stripe', captureMethod: body.captureMethod ?? 'automatic', publishableKey: body.publishableKey,
         secretKeyLast4: body.secretKey.slice(-4), secretKeyEncrypted: secrets.encrypt(body.secretKey), webhookSecretEncrypted: secrets.encrypt(body.webhookSecret),
@@ -61,6 +62,7 @@ const paymentRoutes: FastifyPluginAsyncTypebox = async (app) => {
     params: S.ProviderParams, status: 200, response: S.PaymentProviderEnvelope, errors: ['NOT_FOUND'],
     run: async ({ store, params }, { tx }) => {
       const row = await repo.disableProvider(tx, store, params.name);
+      app.payments.forgetWebhookSecret(store);
       if (!row) throw new AppError('NOT_FOUND', `the ${params.name} provider is not set up`);
       return { paymentProvider: providerView(row) };
     },

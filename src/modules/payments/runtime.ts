@@ -43,7 +43,36 @@ function stateOfIntent(intent: Intent, failedEvent: boolean): { status: repo.Pay
   }
 }
 
+/** How long a store's webhook secret is kept in memory, and for how many stores at most. */
+const WEBHOOK_SECRET_TTL_MS = 1000;
+const WEBHOOK_SECRET_CACHE_SIZE = 10_000;
+
+/**
+ * At most `size` holders at once, the others waiting their turn in order. Webhook deliveries and
+ * syncs take half the database pool at most, so a stream of them never leaves checkout (and every
+ * other write) queueing for a connection behind it.
+ */
+class Gate {
+  private held = 0;
+  private readonly waiting: Array<() => void> = [];
+  constructor(private readonly size: number) {}
+
+  async run<T>(work: () => Promise<T>): Promise<T> {
+    if (this.held >= this.size) await new Promise<void>((resolve) => this.waiting.push(resolve));
+    else this.held++;
+    try {
+      return await work();
+    } finally {
+      // The turn passes straight to the next waiter (`held` unchanged), or is given back.
+      const next = this.waiting.shift();
+      if (next) next();
+      else this.held--;
+    }
+  }
+}
+
 export interface PaymentsSettings extends SecretsSettings {
+  dbPoolSize: number;
   stripeApiUrl: URL;
   paymentProviderTimeoutMs: number;
   paymentSyncAfterSeconds: number;
@@ -52,10 +81,13 @@ export interface PaymentsSettings extends SecretsSettings {
 export class PaymentsRuntime {
   readonly secrets: Secrets;
   private readonly stripe: StripeClients;
+  private readonly webhookSecrets = new Map<string, { secret: string | undefined; until: number }>();
+  private readonly applying: Gate;
 
   constructor(private readonly db: Database, private readonly settings: PaymentsSettings, private readonly log: FastifyBaseLogger) {
     this.secrets = new Secrets(settings);
     this.stripe = new StripeClients(settings.stripeApiUrl, settings.paymentProviderTimeoutMs);
+    this.applying = new Gate(Math.max(1, Math.floor(settings.dbPoolSize / 2)));
   }
 
   /** The store's Stripe calls, with its decrypted secret key. */
@@ -65,8 +97,26 @@ export class PaymentsRuntime {
     return this.stripe.for(this.secrets.decrypt(provider.secretKeyEncrypted));
   }
 
-  /** The store's webhook secret, or undefined when Stripe is not set up. */
+  /**
+   * The store's webhook secret, or undefined when Stripe is not set up. Kept for a second per store:
+   * a delivery then costs no read of the provider, and a secret saved or a provider disabled (here
+   * or by another process) is seen within that second.
+   */
   async webhookSecretOf(store: string): Promise<string | undefined> {
+    const cached = this.webhookSecrets.get(store);
+    if (cached && cached.until > Date.now()) return cached.secret;
+    const secret = await this.readWebhookSecret(store);
+    if (this.webhookSecrets.size >= WEBHOOK_SECRET_CACHE_SIZE) this.webhookSecrets.clear();
+    this.webhookSecrets.set(store, { secret, until: Date.now() + WEBHOOK_SECRET_TTL_MS });
+    return secret;
+  }
+
+  /** Forgets a store's cached webhook secret (its provider was saved or disabled). */
+  forgetWebhookSecret(store: string): void {
+    this.webhookSecrets.delete(store);
+  }
+
+  private async readWebhookSecret(store: string): Promise<string | undefined> {
     const provider = await repo.findProvider(this.db, store, 'stripe');
     if (!provider?.enabled || !provider.webhookSecretEncrypted) return undefined;
     try {
@@ -163,19 +213,30 @@ export class PaymentsRuntime {
    * is cancelled or already covered is owed back, and settled right after the commit.
    */
   async applyIntent(store: string, intent: Intent, eventId: string | null, failedEvent = false, settleOwed = true): Promise<void> {
-    const owed = await this.transaction(store, async (tx, record) => {
-      if (eventId && !(await repo.recordWebhookEvent(tx, store, eventId))) return null;
+    const owed = await this.applying.run(() => this.transaction(store, async (tx, record) => {
+      // A webhook's event id is recorded and its intent's payment found in one round trip.
+      let byIntent: repo.PaymentRow | undefined;
+      if (eventId) {
+        const seen = await repo.recordEventOfIntent(tx, store, eventId, intent.id);
+        if (!seen.recorded) return null;
+        byIntent = seen.payment;
+      } else byIntent = await repo.findPaymentByIntent(tx, store, intent.id);
       const metadata = intent.metadata ?? {};
       const known =
-        (await repo.findPaymentByIntent(tx, store, intent.id)) ??
+        byIntent ??
         (metadata.store === store && metadata.paymentId && /^[0-9a-f-]{36}$/i.test(metadata.paymentId) ? await repo.findPayment(tx, store, metadata.paymentId) : undefined);
       if (!known || known.provider !== 'stripe' || (known.intentId !== null && known.intentId !== intent.id)) return null;
       const order = (await lockOrder(tx, store, known.orderId))!;
-      const payment = (await repo.findPayment(tx, store, known.id))!;
+      // Read again under the order's lock (every change of a payment takes it first): the payment as
+      // it is now, and the order's other payments, in one statement.
+      const ofOrder = await repo.paymentsOf(tx, store, [order.id]);
+      const payment = ofOrder.find((p) => p.id === known.id);
+      // A payment whose create call Stripe refused is dropped without the order's lock.
+      if (!payment) return null;
       if (payment.intentId === null) await repo.setIntent(tx, store, payment.id, intent.id, intent.client_secret);
       const next = stateOfIntent(intent, failedEvent);
       if (!next || !PAYMENT_MOVES[payment.status].includes(next.status)) return payment.dueAction ? payment.id : null;
-      const others = (await repo.paymentsOf(tx, store, [order.id])).filter((p) => p.id !== payment.id);
+      const others = ofOrder.filter((p) => p.id !== payment.id);
       const coveredWithout = coversOrder(paymentTotals(orderTotalOf(order), others.map(paymentAmounts)).paymentStatus);
       const counted = payment.status === 'authorized';
       const takesMoney = next.status === 'succeeded' || next.status === 'authorized';
@@ -191,7 +252,7 @@ export class PaymentsRuntime {
       if (next.status === 'succeeded') record('payment.succeeded', view);
       if (next.status === 'failed') record('payment.failed', view);
       return dueAction ? payment.id : null;
-    });
+    }));
     if (owed && settleOwed) await this.settle(store, owed);
   }
 
@@ -199,7 +260,7 @@ export class PaymentsRuntime {
   async applyRefund(store: string, charge: Stripe.Charge, eventId: string): Promise<void> {
     const intentId = typeof charge.payment_intent === 'string' ? charge.payment_intent : charge.payment_intent?.id;
     if (!intentId) return;
-    await this.transaction(store, async (tx, record) => {
+    await this.applying.run(() => this.transaction(store, async (tx, record) => {
       if (!(await repo.recordWebhookEvent(tx, store, eventId))) return;
       const known = await repo.findPaymentByIntent(tx, store, intentId);
       if (!known) return;
@@ -210,7 +271,7 @@ export class PaymentsRuntime {
       const whole = refunded === Number(payment.capturedAmount);
       const updated = (await repo.updatePayment(tx, store, payment.id, { refundedAmount: refunded, dueAction: whole && payment.dueAction === 'refund' ? null : payment.dueAction }))!;
       record('payment.refunded', { payment: orderPaymentView(updated), order: await renderOrder(tx, store, payment.orderId) });
-    });
+    }));
   }
 
   /** Makes the provider call a payment is owed (a refund or a void), with its idempotency key, then records it. */
