@@ -102,6 +102,8 @@ export const ROUTE_ACCESS: Readonly<Record<string, Access>> = {
   'GET /api/v1/admin/orders': adminApi,
   'GET /api/v1/admin/orders/:id': adminApi,
   'PATCH /api/v1/admin/orders/:id': adminApi,
+  'POST /api/v1/admin/orders/:id/fulfillments': adminApi,
+  'POST /api/v1/admin/orders/:id/refunds': adminApi,
   'GET /api/v1/admin/events': adminApi,
   'GET /api/v1/admin/payment-providers': adminApi,
   'PUT /api/v1/admin/payment-providers/manual': adminApi,
