@@ -7,6 +7,7 @@
  *   npm run cli -- token list [--store <slug>]
  * `--store` may be left out while the database holds a single store.
  *   npm run cli -- webhook ... (see src/modules/webhooks/cli.ts)
+ *   npm run cli -- order list|show|fulfil|cancel|refund ... (see src/modules/orders/cli.ts)
  *   npm run cli -- discount create <CODE> --type percentage|fixed --value <n> [...]; discount list
  *   npm run cli -- tax-rate create <COUNTRY> --rate <basis points> --name <name> [...]; tax-rate list
  *   npm run cli -- shipping-option create <name> --price <n> [...]; shipping-option list
@@ -21,6 +22,7 @@ import { AppError } from './plugins/errors.js';
 import * as stores from './modules/stores/index.js';
 import { ISSUABLE_TOKEN_KINDS, listStoreSlugs, type IssuableTokenKind } from './modules/stores/index.js';
 import { WEBHOOK_USAGE, webhookCommand } from './modules/webhooks/cli.js';
+import { ORDER_USAGE, orderCommand } from './modules/orders/cli.js';
 import * as discounts from './modules/discounts/index.js';
 import * as taxes from './modules/taxes/index.js';
 import * as shipping from './modules/shipping/index.js';
@@ -40,7 +42,8 @@ const USAGE = `usage:
   npm run cli -- shipping-option create [--store <slug>] <name> --price <n> [--countries US,CA] [--free-above <n>] [--min-subtotal <n>] [--inactive]
   npm run cli -- shipping-option list [--store <slug>]
 --store may be left out while the database holds a single store.
-${WEBHOOK_USAGE}`;
+${WEBHOOK_USAGE}
+${ORDER_USAGE}`;
 
 class UsageError extends Error {}
 const usageError = (message: string): never => {
@@ -63,6 +66,8 @@ function parse(argv: string[]): Command {
       'once-per-customer': { type: 'boolean' }, 'starts-at': { type: 'string' }, 'ends-at': { type: 'string' },
       rate: { type: 'string' }, region: { type: 'string' }, category: { type: 'string' }, price: { type: 'string' }, countries: { type: 'string' },
       'free-above': { type: 'string' }, inactive: { type: 'boolean' },
+      'fulfillment-status': { type: 'string' }, 'payment-status': { type: 'string' }, lines: { type: 'string' }, 'tracking-number': { type: 'string' },
+      'tracking-url': { type: 'string' }, carrier: { type: 'string' }, amount: { type: 'string' }, reason: { type: 'string' }, restock: { type: 'boolean' },
     },
   });
   if (values.help) throw new HelpRequested();
@@ -165,6 +170,10 @@ function parse(argv: string[]): Command {
     };
     const slug = store();
     return async (d) => webhookCommand(verb, positionals.slice(2), { ...values, store: await slug(d) }, loadConfig().allowPrivateNetworks, usage)(d.db);
+  }
+  if (noun === 'order') {
+    const slug = store();
+    return async (d) => orderCommand(verb, positionals.slice(2), { ...values, store: await slug(d) }, loadConfig(), usageError)(d.db);
   }
   throw new UsageError(`unknown command: ${positionals.join(' ') || '(none)'}`);
 }

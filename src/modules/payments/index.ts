@@ -4,4 +4,4 @@ export type { OrderPaymentView, OrderRefundView, PublicPaymentProviderView } fro
 export { orderPaymentView, refundView } from './views.js';
 export { closeOrderPayments, enableManualProvider, paymentsOfOrders, publicPaymentProviders, recordManualPayment, refundsOfOrders, takeRefund, type RefundRequest } from './service.js';
 export type { PaymentRow, RefundRow } from './repository.js';
-export { PaymentsRuntime } from './runtime.js';
+export { PaymentsRuntime, type PaymentsSettings } from './runtime.js';
