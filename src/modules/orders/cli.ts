@@ -9,8 +9,6 @@
  * Provider calls (a capture, a Stripe refund or void) are made from here too, after the commit, with
  * the same idempotency keys as the service's; one that fails is made by the service's maintenance job.
  */
-import type { Static, TSchema } from '@sinclair/typebox';
-import { Value } from '@sinclair/typebox/value';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Database } from '../../db/client.js';
 import { AppError } from '../../plugins/errors.js';
@@ -49,16 +47,21 @@ function linesOf(text: string | undefined, usage: Usage) {
   return text.split(',').map((part) => {
     const [productId, quantity] = part.trim().split(':');
     if (!productId || !UUID.test(productId) || !/^\d+$/.test(quantity ?? '')) usage('--lines is <productId:quantity>,... (UUIDs and whole numbers)');
-    return { productId: productId!, quantity: Number(quantity) };
+    if (Number(quantity) < 1 || Number(quantity) > 1_000_000) usage('--lines quantities must be 1..1000000');
+    return { productId: productId!.toLowerCase(), quantity: Number(quantity) };
   });
 }
 
-/** A body the HTTP schema would take, or bad usage naming the first problem. */
-function checked<T extends TSchema>(schema: T, body: unknown, usage: Usage): Static<T> {
-  const clean = JSON.parse(JSON.stringify(body)) as Static<T>;
-  const problem = Value.Errors(schema, clean).First();
-  if (problem) usage(`${problem.path || 'the arguments'}: ${problem.message}`);
-  return clean;
+/** One of `allowed`, or bad usage. */
+function oneOf<T extends string>(name: string, value: string | undefined, allowed: readonly T[], usage: Usage): T | undefined {
+  if (value !== undefined && !allowed.includes(value as T)) usage(`--${name} must be one of ${allowed.join(', ')}`);
+  return value as T | undefined;
+}
+
+/** A text flag within the HTTP schema's length, or bad usage. */
+function text(name: string, value: string | undefined, max: number, usage: Usage): string | undefined {
+  if (value !== undefined && (value.length === 0 || value.length > max)) usage(`--${name} must be 1..${max} characters`);
+  return value;
 }
 
 const quiet = { info() {}, warn() {}, error() {}, debug() {}, trace() {}, fatal() {}, child() { return quiet; }, level: 'silent', silent() {} } as unknown as FastifyBaseLogger;
@@ -77,7 +80,12 @@ export function orderCommand(verb: string | undefined, args: string[], flags: Or
   switch (verb) {
     case 'list': {
       if (args.length > 0) usage('order list takes no arguments');
-      const query = checked(S.AdminOrderListQuery, { status: flags.status, fulfillmentStatus: flags['fulfillment-status'], paymentStatus: flags['payment-status'], limit: 250 }, usage);
+      const query: S.AdminOrderListQuery = {
+        limit: 250,
+        status: oneOf('status', flags.status, ['CREATED', 'PAID', 'FULFILLED', 'CANCELLED'], usage),
+        fulfillmentStatus: oneOf('fulfillment-status', flags['fulfillment-status'], ['unfulfilled', 'partially_fulfilled', 'fulfilled'], usage),
+        paymentStatus: oneOf('payment-status', flags['payment-status'], ['unpaid', 'authorized', 'paid', 'partially_refunded', 'refunded'], usage),
+      };
       return inStore((db) => admin.listAdminOrders(db, store, query));
     }
     case 'show': {
@@ -86,7 +94,11 @@ export function orderCommand(verb: string | undefined, args: string[], flags: Or
     }
     case 'fulfil': {
       const orderId = id();
-      const body = checked(S.CreateFulfillmentBody, { lines: linesOf(flags.lines, usage), trackingNumber: flags['tracking-number'], trackingUrl: flags['tracking-url'], carrier: flags.carrier }, usage);
+      const trackingUrl = text('tracking-url', flags['tracking-url'], 2000, usage);
+      if (trackingUrl !== undefined && !/^https?:\/\/\S+$/.test(trackingUrl)) usage('--tracking-url must be an http(s) URL');
+      const body: S.CreateFulfillmentBody = {
+        lines: linesOf(flags.lines, usage), trackingNumber: text('tracking-number', flags['tracking-number'], 500, usage), trackingUrl, carrier: text('carrier', flags.carrier, 500, usage),
+      };
       return inStore(async (db) => {
         await admin.checkFulfillment(db, store, orderId, body);
         await new PaymentsRuntime(db, settings, quiet).captureOrder(store, orderId);
@@ -104,7 +116,8 @@ export function orderCommand(verb: string | undefined, args: string[], flags: Or
     case 'refund': {
       const orderId = id();
       if (flags.amount === undefined || !/^\d+$/.test(flags.amount)) usage('order refund needs --amount <whole number of minor units>');
-      const body = checked(S.CreateRefundBody, { amount: Number(flags.amount), reason: flags.reason, lines: linesOf(flags.lines, usage), restock: flags.restock }, usage);
+      const body: S.CreateRefundBody = { amount: Number(flags.amount), reason: text('reason', flags.reason, 500, usage), lines: linesOf(flags.lines, usage), restock: flags.restock };
+      if (body.amount < 1 || body.amount > 1_000_000_000_000) usage('--amount must be 1..1000000000000');
       return inStore(async (db) => {
         const done = await withRecordedEvents(db, store, (tx, record) => admin.refundOrder(tx, record, store, orderId, body));
         if (done.refund.status === 'pending') await new PaymentsRuntime(db, settings, quiet).settleRefund(store, done.refund.id).catch(() => undefined);
