@@ -191,3 +191,14 @@ test('a cancellation racing a payment webhook: the money is PAID-and-kept or giv
     assert.equal(o.refundedTotal, 0);
   }
 });
+
+test('a refund retried with its Idempotency-Key gives money back once', async () => {
+  const s = await createStore(t);
+  const { order } = await paidOrder(t, s);
+  const send = () => t.request('POST', `/api/v1/admin/orders/${order.id}/refunds`, { token: s.admin, body: { amount: 700 }, headers: { 'idempotency-key': 'refund-once' } });
+  const [one, two] = [await send(), await send()];
+  assert.equal(one.status, 201);
+  assert.equal(two.status, 201);
+  assert.equal(two.json.refund.id, one.json.refund.id);
+  assert.equal((await getOrder(t, s, order.id)).refundedTotal, 700);
+});
