@@ -7,6 +7,7 @@
  *   npm run cli -- token list [--store <slug>]
  * `--store` may be left out while the database holds a single store.
  *   npm run cli -- webhook ... (see src/modules/webhooks/cli.ts)
+ *   npm run cli -- order list|show|fulfil|cancel|refund ... (see src/modules/orders/cli.ts)
  *   npm run cli -- discount create <CODE> --type percentage|fixed --value <n> [...]; discount list
  *   npm run cli -- tax-rate create <COUNTRY> --rate <basis points> --name <name> [...]; tax-rate list
  *   npm run cli -- shipping-option create <name> --price <n> [...]; shipping-option list
@@ -29,6 +30,7 @@ import * as stores from './modules/stores/index.js';
 import { ISSUABLE_TOKEN_KINDS, listStoreSlugs, type IssuableTokenKind } from './modules/stores/index.js';
 import { WEBHOOK_USAGE, webhookCommand } from './modules/webhooks/cli.js';
 import { CATALOG_USAGE, catalogCommand } from './modules/catalog/cli.js';
+import { ORDER_USAGE, orderCommand } from './modules/orders/cli.js';
 import * as discounts from './modules/discounts/index.js';
 import * as taxes from './modules/taxes/index.js';
 import * as shipping from './modules/shipping/index.js';
@@ -54,6 +56,7 @@ const USAGE = `usage:
       (an owner who signs in to the dashboard at /admin with the password printed once)
 ${CATALOG_USAGE}
 ${WEBHOOK_USAGE}
+${ORDER_USAGE}
 --store may be left out while the database holds a single store. The embedded database is one process's:
 with it, run these while the server is stopped (with DATABASE_URL, at any time).`;
 
@@ -80,6 +83,8 @@ function parse(argv: string[]): Command {
       'free-above': { type: 'string' }, inactive: { type: 'boolean' },
       slug: { type: 'string' }, sku: { type: 'string' }, price: { type: 'string' }, 'original-price': { type: 'string' },
       quantity: { type: 'string' }, collection: { type: 'string' }, q: { type: 'string' },
+      'fulfillment-status': { type: 'string' }, 'payment-status': { type: 'string' }, lines: { type: 'string' }, 'tracking-number': { type: 'string' },
+      'tracking-url': { type: 'string' }, carrier: { type: 'string' }, amount: { type: 'string' }, reason: { type: 'string' }, restock: { type: 'boolean' },
     },
   });
   if (values.help) throw new HelpRequested();
@@ -205,6 +210,10 @@ function parse(argv: string[]): Command {
     };
     const slug = store();
     return async (d) => webhookCommand(verb, positionals.slice(2), { ...values, store: await slug(d) }, loadConfig().allowPrivateNetworks, usage)(d.db);
+  }
+  if (noun === 'order') {
+    const slug = store();
+    return async (d) => orderCommand(verb, positionals.slice(2), { ...values, store: await slug(d) }, loadConfig(), usageError)(d.db);
   }
   throw new UsageError(`unknown command: ${positionals.join(' ') || '(none)'}`);
 }

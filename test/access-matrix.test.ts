@@ -103,6 +103,8 @@ const BODIES: Record<string, () => unknown> = {
   'PATCH /api/v1/admin/collections/:id': () => ({ name: 'C2' }),
   'POST /api/v1/admin/collections/:id/products': () => ({ id: randomUUID() }),
   'PATCH /api/v1/admin/orders/:id': () => ({ status: 'PAID' }),
+  'POST /api/v1/admin/orders/:id/fulfillments': () => ({ trackingNumber: 'T1' }),
+  'POST /api/v1/admin/orders/:id/refunds': () => ({ amount: 1 }),
   'POST /api/v1/admin/discounts': () => ({ code: `M${randomUUID().slice(0, 8)}`, type: 'fixed', value: 1 }),
   'PATCH /api/v1/admin/discounts/:id': () => ({ value: 2 }),
   'PATCH /api/v1/admin/store': () => ({ pricesIncludeTax: false }),

@@ -247,6 +247,11 @@ test('every operation answers as the document says, on happy and error paths', a
   await call(t, 'GET', `/api/v1/admin/orders/${unknown}`, { token: s.admin });
   await call(t, 'PATCH', `/api/v1/admin/orders/${order.id}`, { token: s.admin, body: { status: 'FULFILLED' } });
   await call(t, 'PATCH', `/api/v1/admin/orders/${order.id}`, { token: s.admin, body: { status: 'PAID' } });
+  await call(t, 'GET', '/api/v1/admin/orders?fulfillmentStatus=unfulfilled&paymentStatus=paid', { token: s.admin });
+  await call(t, 'POST', `/api/v1/admin/orders/${order.id}/refunds`, { token: s.admin, body: { amount: 1, reason: 'scratched' } });
+  await call(t, 'POST', `/api/v1/admin/orders/${order.id}/refunds`, { token: s.admin, body: { amount: 1_000_000_000 } });
+  await call(t, 'POST', `/api/v1/admin/orders/${order.id}/fulfillments`, { token: s.admin, body: { trackingNumber: 'T1', trackingUrl: 'https://track.example/T1', carrier: 'Post' } });
+  await call(t, 'POST', `/api/v1/admin/orders/${order.id}/fulfillments`, { token: s.admin, body: {} });
 
   // Payments: the manual provider, and Stripe against the emulator (a second app with those settings).
   const emulator = await new StripeEmulator().start();

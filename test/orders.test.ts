@@ -17,7 +17,7 @@ test('an order from a product list takes the stock and answers the order with li
   const r = await placeOrder(t, s, customer, { address: address.id, products: [{ id: a.id, quantity: 2 }, { id: b.id, quantity: 3 }] });
   assert.equal(r.status, 201, r.text);
   const order = r.json.order;
-  assert.deepEqual(Object.keys(order).sort(), ['address', 'addressId', 'createdAt', 'currency', 'customerId', 'deletedAt', 'discount', 'discountTotal', 'email', 'id', 'number', 'originalPrice', 'paidTotal', 'paymentStatus', 'payments', 'price', 'products', 'refundedTotal', 'shipping', 'shippingTotal', 'status', 'store', 'taxLines', 'taxTotal', 'total', 'updatedAt']);
+  assert.deepEqual(Object.keys(order).sort(), ['address', 'addressId', 'createdAt', 'currency', 'customerId', 'deletedAt', 'discount', 'discountTotal', 'email', 'fulfillmentStatus', 'fulfillments', 'id', 'number', 'originalPrice', 'paidTotal', 'paymentStatus', 'payments', 'price', 'products', 'refundedTotal', 'refunds', 'shipping', 'shippingTotal', 'status', 'store', 'taxLines', 'taxTotal', 'total', 'updatedAt']);
   assert.equal(order.status, 'CREATED');
   assert.equal(order.customerId, customer);
   assert.equal(order.addressId, address.id);

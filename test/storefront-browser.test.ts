@@ -188,6 +188,18 @@ describe('on its own throwaway service with the demo store', { skip }, () => {
       await page.locator('#pay-manual').click();
       await page.locator('#payment-instructions').waitFor();
       assert.equal(await page.locator('#payment-instructions').innerText(), 'Pay on delivery');
+      // The shop is paid, ships one shirt with tracking, and refunds the other: the order page shows both.
+      const adminCall = (method: string, path: string, body: unknown) =>
+        fetch(`${storefront.apiUrl}/api/v1/admin/orders/${orderId}${path}`, { method, headers: { authorization: `Bearer ${storefront.adminToken}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      assert.equal((await adminCall('PATCH', '', { status: 'PAID' })).status, 200);
+      const shirtId = apiOrder.products[0].id as string;
+      assert.equal((await adminCall('POST', '/fulfillments', { lines: [{ productId: shirtId, quantity: 1 }], trackingNumber: 'BR123', trackingUrl: 'https://track.example/BR123', carrier: 'Correios' })).status, 201);
+      assert.equal((await adminCall('POST', '/refunds', { amount: 5490, reason: 'out of stock in that size', lines: [{ productId: shirtId, quantity: 1 }] })).status, 201);
+      await page.reload();
+      await page.locator('#shipments').waitFor();
+      assert.match(await page.locator('#shipments').innerText(), /1 × Oxford shirt — Correios BR123/);
+      assert.equal(await page.locator('#shipments a.tracking').getAttribute('href'), 'https://track.example/BR123');
+      assert.match(await page.locator('#refunds').innerText(), /\$54\.90 refunded \(out of stock in that size\): 1 × Oxford shirt/);
 
       await page.getByRole('link', { name: 'All my orders' }).click();
       await page.locator('#orders').waitFor();

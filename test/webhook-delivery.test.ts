@@ -60,8 +60,8 @@ test('every event type arrives once, signed, with the event as the feed shows it
   const feed = (await t.request('GET', '/api/v1/admin/events?limit=500', { token: s.admin })).json.events as Array<{ id: string; type: string }>;
   assert.deepEqual(
     [...new Set(feed.map((e) => e.type))].sort(),
-    // PAID records a manual payment (payment.succeeded); cancelling gives it back (payment.refunded).
-    ['collection.created', 'collection.deleted', 'collection.updated', 'order.cancelled', 'order.created', 'order.fulfilled', 'order.paid',
+    // PAID records a manual payment (payment.succeeded); cancelling gives it back (payment.refunded); FULFILLED ships the rest (fulfillment.created).
+    ['collection.created', 'collection.deleted', 'collection.updated', 'fulfillment.created', 'order.cancelled', 'order.created', 'order.fulfilled', 'order.paid',
       'payment.refunded', 'payment.succeeded', 'product.back_in_stock', 'product.created', 'product.deleted', 'product.out_of_stock', 'product.updated'],
   );
   assert.equal(receiver.received.length, feed.length, 'one request per event');

@@ -590,6 +590,55 @@ export const payments = pgTable(
   ],
 );
 
+/** A shipment of some of an order's units, with its tracking (lines: the products and quantities shipped). */
+export const fulfillments = pgTable(
+  'fulfillments',
+  {
+    store: store(),
+    id: id(),
+    orderId: uuid('order_id').notNull(),
+    lines: jsonb('lines').$type<Array<{ productId: string; quantity: number }>>().notNull(),
+    trackingNumber: text('tracking_number'),
+    trackingUrl: text('tracking_url'),
+    carrier: text('carrier'),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.store, t.id] }),
+    foreignKey({ columns: [t.store, t.orderId], foreignColumns: [orders.store, orders.id] }),
+    index('fulfillments_store_order_idx').on(t.store, t.orderId),
+  ],
+);
+
+/**
+ * Money given back on an order. `parts` is how the amount was taken from the order's captured
+ * payments (newest first); a Stripe part is `settled` once Stripe made it (its idempotency key is
+ * the refund id and the payment id). The payments' `refundedAmount` counts a part from the start,
+ * so two refunds can never give back more than was captured.
+ */
+export const refunds = pgTable(
+  'refunds',
+  {
+    store: store(),
+    id: id(),
+    orderId: uuid('order_id').notNull(),
+    amount: bigint('amount', { mode: 'number' }).notNull(),
+    reason: text('reason'),
+    lines: jsonb('lines').$type<Array<{ productId: string; quantity: number }>>().notNull(),
+    restock: boolean('restock').notNull().default(false),
+    parts: jsonb('parts').$type<Array<{ paymentId: string; amount: number; settled: boolean }>>().notNull(),
+    status: text('status', { enum: ['pending', 'succeeded'] }).notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.store, t.id] }),
+    foreignKey({ columns: [t.store, t.orderId], foreignColumns: [orders.store, orders.id] }),
+    index('refunds_store_order_idx').on(t.store, t.orderId),
+    index('refunds_pending_idx').on(t.store, t.createdAt).where(sql`${t.status} = 'pending'`),
+    check('refunds_amount_check', sql`${t.amount} > 0`),
+  ],
+);
+
 /** Stripe event ids already applied, per store: a repeated delivery changes nothing. */
 export const paymentWebhookEvents = pgTable(
   'payment_webhook_events',

@@ -116,6 +116,8 @@ export const ROUTE_ACCESS: Readonly<Record<string, Access>> = {
   'GET /api/v1/admin/orders': staffWork,
   'GET /api/v1/admin/orders/:id': staffWork,
   'PATCH /api/v1/admin/orders/:id': staffWork,
+  'POST /api/v1/admin/orders/:id/fulfillments': staffWork,
+  'POST /api/v1/admin/orders/:id/refunds': staffWork,
   'GET /api/v1/admin/events': ownerOnly,
   'GET /api/v1/admin/payment-providers': ownerOnly,
   'PUT /api/v1/admin/payment-providers/manual': ownerOnly,

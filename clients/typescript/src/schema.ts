@@ -645,7 +645,7 @@ export interface paths {
         };
         /**
          * List and search orders (newest first)
-         * @description Filters combine: `number`, `email` (exact, ignoring case), `customerId`, `createdFrom` (inclusive), `createdTo` (exclusive), `status`; `q` matches the number, the email or the recipient's name.
+         * @description Filters combine: `number`, `email` (exact, ignoring case), `customerId`, `createdFrom` (inclusive), `createdTo` (exclusive), `status`, `fulfillmentStatus`, `paymentStatus`; `q` matches the number, the email or the recipient's name.
          */
         get: operations["adminListOrders"];
         put?: never;
@@ -675,9 +675,49 @@ export interface paths {
         head?: never;
         /**
          * Change an order's status
-         * @description CREATED -> PAID (records a manual payment of the balance) -> FULFILLED; CREATED or PAID -> CANCELLED (returns the stock and the code use, refunds or voids the payments). Anything else: 409 INVALID_TRANSITION.
+         * @description CREATED -> PAID (records a manual payment of the balance) -> FULFILLED (fulfils every remaining unit, capturing a manual-capture payment first); CREATED or PAID with nothing fulfilled -> CANCELLED (returns the stock and the code use, refunds or voids the payments). Anything else: 409 INVALID_TRANSITION.
          */
         patch: operations["adminUpdateOrderStatus"];
+        trace?: never;
+    };
+    "/api/v1/admin/orders/{id}/fulfillments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Ship some or all of an order
+         * @description Without `lines`, every unit not yet fulfilled. Only a PAID order (409 INVALID_TRANSITION); more units than are left: 422 FULFILLMENT_EXCEEDS_ORDER. The first fulfilment of a manual-capture Stripe payment captures it (refused: 502 and nothing is fulfilled). The order becomes FULFILLED when every unit has shipped.
+         */
+        post: operations["adminCreateFulfillment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/orders/{id}/refunds": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Give money back (and take units back)
+         * @description The amount goes back through the order's captured payments, newest first; more than paidTotal - refundedTotal is 422 REFUND_EXCEEDS_PAYMENT. `restock: true` puts the listed units back in stock (a return); more units than the order has left to return: 422 RETURN_EXCEEDS_ORDER. A Stripe refund is made right after the commit (`status` `pending` until it is; the service retries).
+         */
+        post: operations["adminCreateRefund"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/api/v1/admin/discounts": {
@@ -1871,6 +1911,27 @@ export interface components {
                 storefront: string;
             };
         };
+        /** CreateFulfillmentBody */
+        CreateFulfillmentBody: {
+            /** @description the units shipped; without it, every unit not yet fulfilled */
+            lines?: {
+                /**
+                 * @description a product of the order
+                 * @example 0b6f3f0e-8a5c-4b9e-9a55-6a4c1f2d3e4f
+                 */
+                productId: string;
+                quantity: number;
+            }[];
+            /** @description the carrier's tracking number */
+            trackingNumber?: string;
+            /**
+             * Format: uri
+             * @description where the shopper follows the parcel
+             */
+            trackingUrl?: string;
+            /** @description who carries it */
+            carrier?: string;
+        };
         /**
          * CreateOrderBody
          * @description from a PENDING cart (`id`) or from a product list (`products`): exactly one of them
@@ -1931,6 +1992,23 @@ export interface components {
             }[];
             /** @description a category of tax rates (1..40 characters), or null */
             taxCategory?: string | null;
+        };
+        /** CreateRefundBody */
+        CreateRefundBody: {
+            /** @description to give back, in the order's currency (minor units) */
+            amount: number;
+            reason?: string;
+            /** @description the units the refund is for */
+            lines?: {
+                /**
+                 * @description a product of the order
+                 * @example 0b6f3f0e-8a5c-4b9e-9a55-6a4c1f2d3e4f
+                 */
+                productId: string;
+                quantity: number;
+            }[];
+            /** @description put the lines' units back in stock (a return); default false */
+            restock?: boolean;
         };
         /** CreateShippingOptionBody */
         CreateShippingOptionBody: {
@@ -2159,6 +2237,36 @@ export interface components {
             discounts: components["schemas"]["Discount"][];
             total: number;
         };
+        /** Fulfillment */
+        Fulfillment: {
+            /**
+             * @description fulfillment id
+             * @example 0b6f3f0e-8a5c-4b9e-9a55-6a4c1f2d3e4f
+             */
+            id: string;
+            lines: {
+                /**
+                 * @description a product of the order
+                 * @example 0b6f3f0e-8a5c-4b9e-9a55-6a4c1f2d3e4f
+                 */
+                productId: string;
+                quantity: number;
+            }[];
+            trackingNumber: string | null;
+            trackingUrl: string | null;
+            carrier: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC timestamp with milliseconds
+             * @example 2026-11-23T10:15:30.123Z
+             */
+            createdAt: string;
+        };
+        /** FulfillmentEnvelope */
+        FulfillmentEnvelope: {
+            fulfillment: components["schemas"]["Fulfillment"];
+            order: components["schemas"]["Order"];
+        };
         /** GuestSession */
         GuestSession: {
             /**
@@ -2279,6 +2387,15 @@ export interface components {
              * @enum {string}
              */
             paymentStatus: "unpaid" | "authorized" | "paid" | "partially_refunded" | "refunded";
+            /** @description shipments, oldest first */
+            fulfillments: components["schemas"]["Fulfillment"][];
+            /**
+             * @description how many of its units have shipped
+             * @enum {string}
+             */
+            fulfillmentStatus: "unfulfilled" | "partially_fulfilled" | "fulfilled";
+            /** @description money given back, oldest first */
+            refunds: components["schemas"]["OrderRefund"][];
             /**
              * Format: date-time
              * @description ISO 8601 UTC timestamp with milliseconds
@@ -2405,6 +2522,38 @@ export interface components {
              * @description ISO 8601 UTC timestamp with milliseconds, or null while unset
              */
             updatedAt: string | null;
+        };
+        /** OrderRefund */
+        OrderRefund: {
+            /**
+             * @description refund id
+             * @example 0b6f3f0e-8a5c-4b9e-9a55-6a4c1f2d3e4f
+             */
+            id: string;
+            /** @description given back, in the order's currency (minor units) */
+            amount: number;
+            reason: string | null;
+            lines: {
+                /**
+                 * @description a product of the order
+                 * @example 0b6f3f0e-8a5c-4b9e-9a55-6a4c1f2d3e4f
+                 */
+                productId: string;
+                quantity: number;
+            }[];
+            /** @description the lines' units were put back in stock (a return) */
+            restock: boolean;
+            /**
+             * @description `pending` while a provider has yet to make it (the service retries)
+             * @enum {string}
+             */
+            status: "pending" | "succeeded";
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC timestamp with milliseconds
+             * @example 2026-11-23T10:15:30.123Z
+             */
+            createdAt: string;
         };
         /** Payment */
         Payment: {
@@ -2806,6 +2955,11 @@ export interface components {
                 /** @example Redis at redis:6379 (REDIS_URL) does not answer: rate limits count in this process alone until it does */
                 detail: string;
             }[];
+        };
+        /** RefundEnvelope */
+        RefundEnvelope: {
+            refund: components["schemas"]["OrderRefund"];
+            order: components["schemas"]["Order"];
         };
         /** RevokedCount */
         RevokedCount: {
@@ -9917,6 +10071,10 @@ export interface operations {
                 createdTo?: string;
                 /** @description matches the number, the email, or the recipient's name (ignoring case) */
                 q?: string;
+                /** @description how many of its units have shipped */
+                fulfillmentStatus?: "unfulfilled" | "partially_fulfilled" | "fulfilled";
+                /** @description `refunded`: refundedTotal > 0 and equal to paidTotal; `partially_refunded`: refundedTotal > 0; `paid`: paidTotal >= total; `authorized`: authorized plus captured >= total; else `unpaid` */
+                paymentStatus?: "unpaid" | "authorized" | "paid" | "partially_refunded" | "refunded";
             };
             header?: {
                 /** @description Your id for this request, echoed back and logged; anything else than 1..128 of `A-Za-z0-9._-` is replaced by a new one. */
@@ -10329,6 +10487,473 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
                         code?: "UNSUPPORTED_MEDIA_TYPE";
+                    };
+                };
+            };
+            /** @description Too Many Requests: RATE_LIMITED */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "RATE_LIMITED";
+                    };
+                };
+            };
+            /** @description Error: PAYMENT_PROVIDER_ERROR */
+            502: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "PAYMENT_PROVIDER_ERROR";
+                    };
+                };
+            };
+            /** @description Service Unavailable: SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
+                    };
+                };
+            };
+        };
+    };
+    adminCreateFulfillment: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your id for this request, echoed back and logged; anything else than 1..128 of `A-Za-z0-9._-` is replaced by a new one. */
+                "X-Request-Id"?: components["parameters"]["XRequestId"];
+            };
+            path: {
+                /**
+                 * @description order id
+                 * @example 0b6f3f0e-8a5c-4b9e-9a55-6a4c1f2d3e4f
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateFulfillmentBody"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FulfillmentEnvelope"];
+                };
+            };
+            /** @description Created */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FulfillmentEnvelope"];
+                };
+            };
+            /** @description Bad Request: VALIDATION_FAILED */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "VALIDATION_FAILED";
+                    };
+                };
+            };
+            /** @description Unauthorized: UNAUTHORIZED */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "UNAUTHORIZED";
+                    };
+                };
+            };
+            /** @description Forbidden: FORBIDDEN */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "FORBIDDEN";
+                    };
+                };
+            };
+            /** @description Not Found: NOT_FOUND */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description Request Timeout: the request did not arrive within REQUEST_TIMEOUT_MS; the connection is closed without a body. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Conflict: INVALID_TRANSITION */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "INVALID_TRANSITION";
+                    };
+                };
+            };
+            /** @description Content Too Large: PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "PAYLOAD_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description Unsupported Media Type: UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "UNSUPPORTED_MEDIA_TYPE";
+                    };
+                };
+            };
+            /** @description Unprocessable Content: FULFILLMENT_EXCEEDS_ORDER */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "FULFILLMENT_EXCEEDS_ORDER";
+                    };
+                };
+            };
+            /** @description Too Many Requests: RATE_LIMITED */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "RATE_LIMITED";
+                    };
+                };
+            };
+            /** @description Error: PAYMENT_PROVIDER_ERROR */
+            502: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "PAYMENT_PROVIDER_ERROR";
+                    };
+                };
+            };
+            /** @description Service Unavailable: SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
+                    };
+                };
+            };
+        };
+    };
+    adminCreateRefund: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your id for this request, echoed back and logged; anything else than 1..128 of `A-Za-z0-9._-` is replaced by a new one. */
+                "X-Request-Id"?: components["parameters"]["XRequestId"];
+                /** @description Makes the request safe to retry: the same key with the same request replays the first answer (for 24 hours). */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description order id
+                 * @example 0b6f3f0e-8a5c-4b9e-9a55-6a4c1f2d3e4f
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateRefundBody"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RefundEnvelope"];
+                };
+            };
+            /** @description Bad Request: VALIDATION_FAILED */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "VALIDATION_FAILED";
+                    };
+                };
+            };
+            /** @description Unauthorized: UNAUTHORIZED */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "UNAUTHORIZED";
+                    };
+                };
+            };
+            /** @description Forbidden: FORBIDDEN */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "FORBIDDEN";
+                    };
+                };
+            };
+            /** @description Not Found: NOT_FOUND */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description Request Timeout: the request did not arrive within REQUEST_TIMEOUT_MS; the connection is closed without a body. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Conflict: IDEMPOTENCY_KEY_IN_USE */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "IDEMPOTENCY_KEY_IN_USE";
+                    };
+                };
+            };
+            /** @description Content Too Large: PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "PAYLOAD_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description Unsupported Media Type: UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "UNSUPPORTED_MEDIA_TYPE";
+                    };
+                };
+            };
+            /** @description Unprocessable Content: REFUND_EXCEEDS_PAYMENT or RETURN_EXCEEDS_ORDER or IDEMPOTENCY_KEY_REUSED */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "REFUND_EXCEEDS_PAYMENT" | "RETURN_EXCEEDS_ORDER" | "IDEMPOTENCY_KEY_REUSED";
                     };
                 };
             };
@@ -14107,7 +14732,7 @@ export interface operations {
                      */
                     url: string;
                     /** @description the event types to send, or `["*"]` */
-                    events: ("order.created" | "order.paid" | "order.fulfilled" | "order.cancelled" | "payment.created" | "payment.succeeded" | "payment.failed" | "payment.refunded" | "product.created" | "product.updated" | "product.deleted" | "product.out_of_stock" | "product.back_in_stock" | "collection.created" | "collection.updated" | "collection.deleted" | "*")[];
+                    events: ("order.created" | "order.paid" | "order.fulfilled" | "order.cancelled" | "order.refunded" | "fulfillment.created" | "payment.created" | "payment.succeeded" | "payment.failed" | "payment.refunded" | "product.created" | "product.updated" | "product.deleted" | "product.out_of_stock" | "product.back_in_stock" | "collection.created" | "collection.updated" | "collection.deleted" | "*")[];
                     /** @description free text for the operator */
                     description?: string;
                 };
@@ -14656,7 +15281,7 @@ export interface operations {
                      */
                     url?: string;
                     /** @description the event types to send, or `["*"]` */
-                    events?: ("order.created" | "order.paid" | "order.fulfilled" | "order.cancelled" | "payment.created" | "payment.succeeded" | "payment.failed" | "payment.refunded" | "product.created" | "product.updated" | "product.deleted" | "product.out_of_stock" | "product.back_in_stock" | "collection.created" | "collection.updated" | "collection.deleted" | "*")[];
+                    events?: ("order.created" | "order.paid" | "order.fulfilled" | "order.cancelled" | "order.refunded" | "fulfillment.created" | "payment.created" | "payment.succeeded" | "payment.failed" | "payment.refunded" | "product.created" | "product.updated" | "product.deleted" | "product.out_of_stock" | "product.back_in_stock" | "collection.created" | "collection.updated" | "collection.deleted" | "*")[];
                     /** @description free text for the operator */
                     description?: string;
                     disabled?: boolean;

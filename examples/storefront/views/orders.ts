@@ -37,6 +37,7 @@ export async function renderOrder(id: string, query = new URLSearchParams()) {
       <div><dt>Total</dt><dd class="price" id="order-total">${money(o.total)}</dd></div></dl>
     ${linesTable(o.products, false, optionNames)}
     ${paymentSection(o)}
+    ${afterSaleSection(o)}
     <p id="order-address">It ships to ${escape(a.street)} ${escape(a.number)}${a.complement ? `, ${escape(a.complement)}` : ''}${a.neightborhood ? `, ${escape(a.neightborhood)}` : ''}, ${escape(a.city)} ${escape(a.state)} ${escape(a.zipcode)}, ${escape(a.country)}.</p>
     <div class="actions"><a class="button secondary" href="#/orders">All my orders</a><a class="button primary" href="#/">Keep shopping</a></div></div>`;
 }
@@ -114,6 +115,24 @@ async function payByCard(button: HTMLButtonElement, customerId: string) {
   } catch {
     section.innerHTML = '<h2>Payment</h2><p class="error">Card payments cannot be loaded right now: try again in a moment.</p>';
   }
+}
+
+/** What happened after the sale: each shipment with its tracking link, and money given back. */
+function afterSaleSection(o: Order): string {
+  const name = (productId: string) => escape(o.products.find((p) => p.id === productId)?.name ?? 'an item');
+  const units = (lines: Array<{ productId: string; quantity: number }>) => lines.map((l) => `${l.quantity} × ${name(l.productId)}`).join(', ');
+  // Only http(s) links are followed: the URL is the shop's, but it is still text from elsewhere.
+  const tracking = (f: Order['fulfillments'][number]) => {
+    const label = escape([f.carrier, f.trackingNumber].filter(Boolean).join(' ') || 'Track the parcel');
+    if (f.trackingUrl && /^https?:\/\//.test(f.trackingUrl)) return ` — <a class="tracking" href="${escape(f.trackingUrl)}" target="_blank" rel="noopener noreferrer">${label}</a>`;
+    return f.trackingNumber || f.carrier ? ` — ${label}` : '';
+  };
+  const shipments = o.fulfillments.map((f) => `<li class="shipment">Shipped ${new Date(f.createdAt).toLocaleDateString()}: ${units(f.lines)}${tracking(f)}</li>`);
+  const refunds = o.refunds.map((r) => `<li class="refund">${money(r.amount)} refunded${r.reason ? ` (${escape(r.reason)})` : ''}${r.lines.length ? `: ${units(r.lines)}${r.restock ? ', returned' : ''}` : ''}${r.status === 'pending' ? ' — on its way' : ''}</li>`);
+  return [
+    shipments.length ? `<section id="shipments"><h2>Shipping</h2><ul>${shipments.join('')}</ul></section>` : '',
+    refunds.length ? `<section id="refunds"><h2>Refunds</h2><ul>${refunds.join('')}</ul></section>` : '',
+  ].join('');
 }
 
 /** The payment buttons: "Pay on delivery" shows the instructions in place of the buttons; "Pay by card" opens the card form. */

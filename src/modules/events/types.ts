@@ -4,6 +4,8 @@ export const EVENT_TYPES = [
   'order.paid',
   'order.fulfilled',
   'order.cancelled',
+  'order.refunded',
+  'fulfillment.created',
   'payment.created',
   'payment.succeeded',
   'payment.failed',

@@ -168,7 +168,7 @@ export async function placeOrders(tx: Executor, store: string, jobs: Array<Round
   const numbers = await takeOrderNumbers(tx, store, accepted.length);
   const orders = accepted.map((a, i) => ({ ...a.row, number: numbers[i]! }));
   const lines = accepted.flatMap((a) => a.snapshots);
-  const placed = accepted.map((a, i) => ({ view: orderView({ ...orders[i]!, store, status: 'CREATED', updatedAt: null, deletedAt: null }, a.snapshots, a.address, []), job: a.job }));
+  const placed = accepted.map((a, i) => ({ view: orderView({ ...orders[i]!, store, status: 'CREATED', updatedAt: null, deletedAt: null }, a.snapshots, a.address, [], [], []), job: a.job }));
   const outcomes = decided.map((o): Outcome<Placed> => (o.ok ? { ok: true, value: { order: placed[o.value]!.view } } : o));
   if (orders.length === 0) return outcomes;
   const takes = stock.taken();

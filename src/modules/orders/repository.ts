@@ -97,7 +97,33 @@ export interface OrderFilter {
   createdTo?: string;
   /** The number (when it is one), the email or the recipient's name. */
   q?: string;
+  fulfillmentStatus?: 'unfulfilled' | 'partially_fulfilled' | 'fulfilled';
+  paymentStatus?: 'unpaid' | 'authorized' | 'paid' | 'partially_refunded' | 'refunded';
 }
+
+export interface FulfillmentRow {
+  id: string;
+  orderId: string;
+  lines: Array<{ productId: string; quantity: number }>;
+  trackingNumber: string | null;
+  trackingUrl: string | null;
+  carrier: string | null;
+  createdAt: Date;
+}
+
+/**
+ * An order's paymentStatus in SQL, for the search filter only: the same rules as pricing's
+ * `paymentTotals` (the order's total is pricing's `grandTotal`); test/fulfilments.test.ts checks
+ * that the filter and the orders' own paymentStatus agree.
+ */
+const paymentStatusSql = sql`(select case
+    when sum(p.refunded_amount) > 0 and sum(p.refunded_amount) = sum(p.captured_amount) then 'refunded'
+    when sum(p.refunded_amount) > 0 then 'partially_refunded'
+    when coalesce(sum(p.captured_amount), 0) >= o.price - o.discount_total + o.shipping_total + case when o.prices_include_tax then 0 else o.tax_total end then 'paid'
+    when coalesce(sum(p.amount) filter (where p.status = 'authorized'), 0) + coalesce(sum(p.captured_amount), 0)
+         >= o.price - o.discount_total + o.shipping_total + case when o.prices_include_tax then 0 else o.tax_total end then 'authorized'
+    else 'unpaid' end
+  from payments p where p.store = o.store and p.order_id = o.id)`;
 
 /** `%text%` for ilike, its wildcards taken literally. */
 const containing = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
@@ -110,6 +136,13 @@ function orderWhere(filter: OrderFilter) {
   if (filter.email !== undefined) parts.push(sql`lower(o.email) = lower(${filter.email})`);
   if (filter.createdFrom) parts.push(sql`o.created_at >= ${filter.createdFrom}::timestamptz`);
   if (filter.createdTo) parts.push(sql`o.created_at < ${filter.createdTo}::timestamptz`);
+  // FULFILLED exactly when every unit shipped, so the status and the existence of a fulfilment tell.
+  if (filter.fulfillmentStatus === 'fulfilled') parts.push(sql`o.status = 'FULFILLED'`);
+  else if (filter.fulfillmentStatus) {
+    const shipped = sql`exists (select 1 from fulfillments f where f.store = o.store and f.order_id = o.id)`;
+    parts.push(filter.fulfillmentStatus === 'partially_fulfilled' ? sql`o.status <> 'FULFILLED' and ${shipped}` : sql`o.status <> 'FULFILLED' and not ${shipped}`);
+  }
+  if (filter.paymentStatus) parts.push(sql`${paymentStatusSql} = ${filter.paymentStatus}`);
   if (filter.q !== undefined) {
     const q = filter.q.trim();
     const byNumber = /^#?\d{1,9}$/.test(q) ? sql`o.number = ${Number(q.replace('#', ''))} or ` : sql``;
@@ -169,5 +202,29 @@ export async function unpaidOrdersPastTimeout(db: Executor, limit: number): Prom
           and o.created_at < now() - make_interval(secs => s.unpaid_order_timeout_seconds)
           and not exists (select 1 from payments p where p.store = o.store and p.order_id = o.id and p.status in ('authorized', 'succeeded'))
         order by o.created_at limit ${limit}`,
+  );
+}
+
+export async function insertFulfillment(
+  tx: Executor,
+  store: string,
+  row: { orderId: string; lines: Array<{ productId: string; quantity: number }>; trackingNumber: string | null; trackingUrl: string | null; carrier: string | null },
+): Promise<FulfillmentRow> {
+  const [saved] = await queryRows<FulfillmentRow>(
+    tx,
+    sql`insert into fulfillments (store, order_id, lines, tracking_number, tracking_url, carrier)
+        values (${store}, ${row.orderId}, ${jsonb(row.lines)}, ${row.trackingNumber}, ${row.trackingUrl}, ${row.carrier})
+        returning id, order_id as "orderId", lines, tracking_number as "trackingNumber", tracking_url as "trackingUrl", carrier, created_at as "createdAt"`,
+  );
+  return saved!;
+}
+
+/** The fulfilments of some orders, oldest first. */
+export async function fulfillmentsOf(db: Executor, store: string, orderIds: string[]): Promise<FulfillmentRow[]> {
+  if (orderIds.length === 0) return [];
+  return queryRows<FulfillmentRow>(
+    db,
+    sql`select id, order_id as "orderId", lines, tracking_number as "trackingNumber", tracking_url as "trackingUrl", carrier, created_at as "createdAt"
+        from fulfillments where store = ${store} and order_id in (${valueList(orderIds)}) order by created_at, id`,
   );
 }

@@ -3,7 +3,7 @@ import { Address } from '../addresses/index.js';
 import { LineRequest, ProductLine } from '../carts/index.js';
 import { discountFields } from '../discounts/index.js';
 import { checkoutFields } from '../shipping/index.js';
-import { OrderPayment } from '../payments/index.js';
+import { OrderPayment, OrderRefund, OrderUnits } from '../payments/index.js';
 import { Limit, Nullable, NullableTimestamp, Offset, StringEnum, Timestamp, Uuid, named } from '../../lib/http-schemas.js';
 
 export const OrderStatus = StringEnum(['CREATED', 'PAID', 'FULFILLED', 'CANCELLED'] as const, {
@@ -38,6 +38,21 @@ export const CreateOrderBody = Type.Unsafe<CreateOrderBody>({
   oneOf: [OrderFromCart, OrderFromProducts],
 });
 
+export const FulfillmentStatus = StringEnum(['unfulfilled', 'partially_fulfilled', 'fulfilled'] as const, { description: 'how many of its units have shipped' });
+export const PaymentStatusOfOrder = StringEnum(['unpaid', 'authorized', 'paid', 'partially_refunded', 'refunded'] as const, {
+  description: '`refunded`: refundedTotal > 0 and equal to paidTotal; `partially_refunded`: refundedTotal > 0; `paid`: paidTotal >= total; `authorized`: authorized plus captured >= total; else `unpaid`',
+});
+
+export const Fulfillment = named('Fulfillment', Type.Object({
+  id: Uuid('fulfillment id'),
+  lines: OrderUnits,
+  trackingNumber: Nullable('string'),
+  trackingUrl: Nullable('string'),
+  carrier: Nullable('string'),
+  createdAt: Timestamp(),
+}));
+export type FulfillmentView = Static<typeof Fulfillment>;
+
 export const Order = named('Order', Type.Object({
   id: Uuid('order id'),
   number: Type.Integer({ description: 'what a shopper quotes: unique within the store, increasing, from 1001 (numbers may skip)', examples: [1042] }),
@@ -53,9 +68,10 @@ export const Order = named('Order', Type.Object({
   payments: Type.Array(OrderPayment, { description: 'oldest first' }),
   paidTotal: Type.Integer({ description: 'captured by its payments' }),
   refundedTotal: Type.Integer({ description: 'refunded of it' }),
-  paymentStatus: StringEnum(['unpaid', 'authorized', 'paid', 'partially_refunded', 'refunded'] as const, {
-    description: '`refunded`: refundedTotal > 0 and equal to paidTotal; `partially_refunded`: refundedTotal > 0; `paid`: paidTotal >= total; `authorized`: authorized plus captured >= total; else `unpaid`',
-  }),
+  paymentStatus: PaymentStatusOfOrder,
+  fulfillments: Type.Array(Fulfillment, { description: 'shipments, oldest first' }),
+  fulfillmentStatus: FulfillmentStatus,
+  refunds: Type.Array(OrderRefund, { description: 'money given back, oldest first' }),
   createdAt: Timestamp(),
   updatedAt: NullableTimestamp(),
   deletedAt: NullableTimestamp(),
@@ -80,9 +96,36 @@ export const AdminOrderListQuery = Type.Object(
     createdFrom: Type.Optional(Timestamp('created at or after (ISO timestamp)')),
     createdTo: Type.Optional(Timestamp('created before (ISO timestamp)')),
     q: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: "matches the number, the email, or the recipient's name (ignoring case)" })),
+    fulfillmentStatus: Type.Optional(FulfillmentStatus),
+    paymentStatus: Type.Optional(PaymentStatusOfOrder),
   },
   { additionalProperties: false },
 );
 export type AdminOrderListQuery = Static<typeof AdminOrderListQuery>;
 export const AdminOrderParams = Type.Object({ id: Uuid('order id') });
 export const UpdateOrderBody = named('UpdateOrderStatusBody', Type.Object({ status: OrderStatus }, { additionalProperties: false }));
+
+const Tracking = (description: string) => Type.Optional(Type.String({ minLength: 1, maxLength: 500, description }));
+export const CreateFulfillmentBody = named('CreateFulfillmentBody', Type.Object(
+  {
+    lines: Type.Optional(Type.Array(Type.Object({ productId: Uuid('a product of the order'), quantity: Type.Integer({ minimum: 1, maximum: 1_000_000 }) }, { additionalProperties: false }), { minItems: 1, maxItems: 100, description: 'the units shipped; without it, every unit not yet fulfilled' })),
+    trackingNumber: Tracking('the carrier\'s tracking number'),
+    trackingUrl: Type.Optional(Type.String({ format: 'uri', pattern: '^https?://', maxLength: 2000, description: 'where the shopper follows the parcel' })),
+    carrier: Tracking('who carries it'),
+  },
+  { additionalProperties: false },
+));
+export type CreateFulfillmentBody = Static<typeof CreateFulfillmentBody>;
+export const FulfillmentEnvelope = named('FulfillmentEnvelope', Type.Object({ fulfillment: Fulfillment, order: Order }));
+
+export const CreateRefundBody = named('CreateRefundBody', Type.Object(
+  {
+    amount: Type.Integer({ minimum: 1, maximum: 1_000_000_000_000, description: "to give back, in the order's currency (minor units)" }),
+    reason: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })),
+    lines: Type.Optional(Type.Array(Type.Object({ productId: Uuid('a product of the order'), quantity: Type.Integer({ minimum: 1, maximum: 1_000_000 }) }, { additionalProperties: false }), { minItems: 1, maxItems: 100, description: 'the units the refund is for' })),
+    restock: Type.Optional(Type.Boolean({ description: 'put the lines\' units back in stock (a return); default false' })),
+  },
+  { additionalProperties: false },
+));
+export type CreateRefundBody = Static<typeof CreateRefundBody>;
+export const RefundEnvelope = named('RefundEnvelope', Type.Object({ refund: OrderRefund, order: Order }));

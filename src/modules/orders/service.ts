@@ -2,19 +2,23 @@
 import type { Database, Executor } from '../../db/client.js';
 import { AppError } from '../../lib/app-error.js';
 import { findAddresses } from '../addresses/index.js';
-import { paymentsOfOrders } from '../payments/index.js';
+import { paymentsOfOrders, refundsOfOrders } from '../payments/index.js';
 import * as repo from './repository.js';
 import { orderView } from './views.js';
 
 /** Orders with their lines and addresses, in the order given. */
 export async function renderOrders(db: Executor, store: string, orders: repo.OrderRow[]) {
   const ids = orders.map((o) => o.id);
-  const [lines, addressRows, payments] = await Promise.all([
+  const [lines, addressRows, payments, fulfillments, refunds] = await Promise.all([
     repo.orderLines(db, store, ids),
     findAddresses(db, store, [...new Set(orders.map((o) => o.addressId))]),
     paymentsOfOrders(db, store, ids),
+    repo.fulfillmentsOf(db, store, ids),
+    refundsOfOrders(db, store, ids),
   ]);
-  return orders.map((o) => orderView(o, lines.filter((l) => l.orderId === o.id), addressRows.get(o.addressId)!, payments.get(o.id) ?? []));
+  return orders.map((o) =>
+    orderView(o, lines.filter((l) => l.orderId === o.id), addressRows.get(o.addressId)!, payments.get(o.id) ?? [], fulfillments.filter((f) => f.orderId === o.id), refunds.get(o.id) ?? []),
+  );
 }
 
 /** The customer's orders, newest first; `total` counts them all. */

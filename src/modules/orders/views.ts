@@ -1,12 +1,12 @@
 import { toIso, toIsoOrNull } from '../../lib/time.js';
 import { addressView, type AddressRow } from '../addresses/index.js';
-import { orderPaymentView, type PaymentRow } from '../payments/index.js';
+import { orderPaymentView, refundView, type PaymentRow, type RefundRow } from '../payments/index.js';
 import { grandTotal, paymentTotals } from '../pricing/index.js';
-import type { OrderLineRow, OrderRow } from './repository.js';
-import type { OrderView } from './schemas.js';
+import type { FulfillmentRow, OrderLineRow, OrderRow } from './repository.js';
+import type { FulfillmentView, OrderView } from './schemas.js';
 
 /** An order with its lines (the products as they were when ordered) and its address. */
-export function orderView(order: OrderRow, lines: OrderLineRow[], address: AddressRow, payments: PaymentRow[]): OrderView {
+export function orderView(order: OrderRow, lines: OrderLineRow[], address: AddressRow, payments: PaymentRow[], fulfillments: FulfillmentRow[], refunds: RefundRow[]): OrderView {
   const price = Number(order.price);
   // As placed: the discount, shipping and taxes were priced when the order was made and are kept with it.
   const kept = { discountTotal: Number(order.discountTotal), shippingTotal: Number(order.shippingTotal), taxTotal: Number(order.taxTotal) };
@@ -34,6 +34,9 @@ export function orderView(order: OrderRow, lines: OrderLineRow[], address: Addre
     paidTotal,
     refundedTotal,
     paymentStatus,
+    fulfillments: fulfillments.map(fulfillmentView),
+    fulfillmentStatus: fulfillmentStatusOf(order.status, fulfillments),
+    refunds: refunds.map(refundView),
     createdAt: toIso(order.createdAt),
     updatedAt: toIsoOrNull(order.updatedAt),
     deletedAt: toIsoOrNull(order.deletedAt),
@@ -49,3 +52,18 @@ export const paymentAmounts = (p: PaymentRow) => ({ status: p.status, amount: Nu
 /** What the order's shopper pays (the order's `total`, as placed). */
 export const orderTotalOf = (order: OrderRow) =>
   grandTotal({ price: Number(order.price), discountTotal: Number(order.discountTotal), shippingTotal: Number(order.shippingTotal), taxTotal: Number(order.taxTotal), pricesIncludeTax: order.pricesIncludeTax });
+
+export const fulfillmentView = (row: FulfillmentRow): FulfillmentView => ({
+  id: row.id, lines: row.lines, trackingNumber: row.trackingNumber, trackingUrl: row.trackingUrl, carrier: row.carrier, createdAt: toIso(row.createdAt),
+});
+
+/** FULFILLED exactly when every unit shipped (orders fulfilled before fulfilments were kept count too). */
+export const fulfillmentStatusOf = (status: OrderRow['status'], fulfillments: FulfillmentRow[]) =>
+  status === 'FULFILLED' ? 'fulfilled' : fulfillments.length > 0 ? 'partially_fulfilled' : 'unfulfilled';
+
+/** Units of each product still to ship: ordered less fulfilled. */
+export function unfulfilledUnits(lines: OrderLineRow[], fulfillments: FulfillmentRow[]): Map<string, number> {
+  const left = new Map(lines.map((l) => [l.product.id, l.quantity]));
+  for (const f of fulfillments) for (const l of f.lines) left.set(l.productId, (left.get(l.productId) ?? 0) - l.quantity);
+  return left;
+}

@@ -1,12 +1,13 @@
 /** Payments SQL: providers, payments and the Stripe events already applied (this module's tables only). */
 import { and, asc, eq, inArray, isNotNull, isNull, lt, or, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
-import { paymentProviders, payments, paymentWebhookEvents } from '../../db/schema.js';
+import { paymentProviders, payments, paymentWebhookEvents, refunds } from '../../db/schema.js';
 
 export type ProviderRow = typeof paymentProviders.$inferSelect;
 export type PaymentRow = typeof payments.$inferSelect;
 export type ProviderName = ProviderRow['name'];
 export type PaymentStatus = PaymentRow['status'];
+export type RefundRow = typeof refunds.$inferSelect;
 
 export async function saveProvider(db: Executor, row: typeof paymentProviders.$inferInsert): Promise<ProviderRow> {
   const { store, name, createdAt: _createdAt, ...changes } = row;
@@ -105,4 +106,30 @@ export async function openPayments(db: Executor, before: Date, limit: number): P
     .where(or(isNotNull(payments.dueAction), and(eq(payments.status, 'pending'), eq(payments.provider, 'stripe'), lt(payments.createdAt, before))))
     .orderBy(asc(payments.createdAt))
     .limit(limit);
+}
+
+export async function insertRefund(db: Executor, row: typeof refunds.$inferInsert): Promise<RefundRow> {
+  const [saved] = await db.insert(refunds).values(row).returning();
+  return saved!;
+}
+
+export async function findRefund(db: Executor, store: string, id: string): Promise<RefundRow | undefined> {
+  const [row] = await db.select().from(refunds).where(and(eq(refunds.store, store), eq(refunds.id, id)));
+  return row;
+}
+
+/** The refunds of some orders, oldest first. */
+export async function refundsOf(db: Executor, store: string, orderIds: string[]): Promise<RefundRow[]> {
+  if (orderIds.length === 0) return [];
+  return db.select().from(refunds).where(and(eq(refunds.store, store), inArray(refunds.orderId, orderIds))).orderBy(asc(refunds.createdAt), asc(refunds.id));
+}
+
+export async function updateRefund(db: Executor, store: string, id: string, changes: Partial<typeof refunds.$inferInsert>): Promise<RefundRow | undefined> {
+  const [row] = await db.update(refunds).set(changes).where(and(eq(refunds.store, store), eq(refunds.id, id))).returning();
+  return row;
+}
+
+/** Refunds with a Stripe part not yet made (the maintenance job makes them). */
+export async function pendingRefunds(db: Executor, limit: number): Promise<RefundRow[]> {
+  return db.select().from(refunds).where(eq(refunds.status, 'pending')).orderBy(asc(refunds.createdAt)).limit(limit);
 }

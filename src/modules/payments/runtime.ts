@@ -270,6 +270,12 @@ export class PaymentsRuntime {
       if (refunded <= Number(payment.refundedAmount)) return;
       const whole = refunded === Number(payment.capturedAmount);
       const updated = (await repo.updatePayment(tx, store, payment.id, { refundedAmount: refunded, dueAction: whole && payment.dueAction === 'refund' ? null : payment.dueAction }))!;
+      // Money given back at Stripe itself (its dashboard): shown as a refund of the order. A
+      // cancel's own refund is already shown by its payment.
+      if (payment.dueAction !== 'refund') {
+        const amount = refunded - Number(payment.refundedAmount);
+        await repo.insertRefund(tx, { store, orderId: payment.orderId, amount, reason: 'refunded at the payment provider', lines: [], restock: false, parts: [{ paymentId: payment.id, amount, settled: true }], status: 'succeeded' });
+      }
       record('payment.refunded', { payment: orderPaymentView(updated), order: await renderOrder(tx, store, payment.orderId) });
     }));
   }
@@ -313,6 +319,41 @@ export class PaymentsRuntime {
     if (after?.dueAction === 'refund') await this.settle(store, paymentId);
   }
 
+  /**
+   * Captures the order's authorized Stripe payments (manual capture: at the first fulfilment), each
+   * with its idempotency key, then applies what Stripe answers. A refusal is 502 and nothing is
+   * applied. Called with no transaction open.
+   */
+  async captureOrder(store: string, orderId: string): Promise<void> {
+    const authorized = (await repo.paymentsOf(this.db, store, [orderId])).filter((p) => p.provider === 'stripe' && p.status === 'authorized' && p.intentId && !p.dueAction);
+    if (authorized.length === 0) return;
+    const stripe = await this.stripeOf(store);
+    for (const payment of authorized) {
+      const intent = await stripe.captureIntent(payment.intentId!, `${payment.id}:capture`);
+      await this.applyIntent(store, intent, null);
+    }
+  }
+
+  /**
+   * Makes a refund's Stripe parts (after its commit), each with the refund and payment ids as its
+   * idempotency key, and marks each made. A failure leaves the part owed: the maintenance job asks
+   * again with the same key.
+   */
+  async settleRefund(store: string, refundId: string): Promise<void> {
+    const refund = await repo.findRefund(this.db, store, refundId);
+    if (!refund || refund.status !== 'pending') return;
+    for (const part of refund.parts.filter((p) => !p.settled)) {
+      const payment = (await repo.findPayment(this.db, store, part.paymentId))!;
+      await (await this.stripeOf(store)).refund(payment.intentId!, part.amount, `${refund.id}:${payment.id}`);
+      await this.transaction(store, async (tx) => {
+        await lockOrder(tx, store, refund.orderId);
+        const fresh = (await repo.findRefund(tx, store, refund.id))!;
+        const parts = fresh.parts.map((p) => (p.paymentId === part.paymentId ? { ...p, settled: true } : p));
+        await repo.updateRefund(tx, store, refund.id, { parts, status: parts.every((p) => p.settled) ? 'succeeded' : 'pending' });
+      });
+    }
+  }
+
   /** Settles what a cancelled order's payments are owed (after the cancel's commit). */
   async settleOrder(store: string, orderId: string): Promise<void> {
     for (const p of await repo.paymentsOf(this.db, store, [orderId])) if (p.dueAction) await this.settle(store, p.id);
@@ -337,6 +378,14 @@ export class PaymentsRuntime {
         }
       } catch (error) {
         this.log.warn({ err: error, payment: payment.id }, 'a payment could not be settled or synced; the next run tries again');
+      }
+    }
+    for (const refund of await repo.pendingRefunds(this.db, 100)) {
+      try {
+        await this.settleRefund(refund.store, refund.id);
+        result.settled++;
+      } catch (error) {
+        this.log.warn({ err: error, refund: refund.id }, 'a refund could not be made; the next run tries again');
       }
     }
     for (const { store, id } of await unpaidOrdersPastTimeout(this.db, 100)) {

@@ -58,6 +58,23 @@ const paymentFields = {
 export const OrderPayment = named('OrderPayment', Type.Object(paymentFields));
 export type OrderPaymentView = Static<typeof OrderPayment>;
 
+/** The units a fulfilment ships or a refund returns. */
+export const OrderUnits = Type.Array(
+  Type.Object({ productId: Uuid('a product of the order'), quantity: Type.Integer({ minimum: 1, maximum: 1_000_000 }) }, { additionalProperties: false }),
+  { maxItems: 100 },
+);
+
+export const OrderRefund = named('OrderRefund', Type.Object({
+  id: Uuid('refund id'),
+  amount: Type.Integer({ description: 'given back, in the order\'s currency (minor units)' }),
+  reason: Nullable('string'),
+  lines: OrderUnits,
+  restock: Type.Boolean({ description: 'the lines\' units were put back in stock (a return)' }),
+  status: StringEnum(['pending', 'succeeded'] as const, { description: '`pending` while a provider has yet to make it (the service retries)' }),
+  createdAt: Timestamp(),
+}));
+export type OrderRefundView = Static<typeof OrderRefund>;
+
 export const Payment = named('Payment', Type.Object({
   ...paymentFields,
   clientSecret: Nullable('string', { description: "for Stripe.js to confirm the payment in the shopper's browser (stripe)" }),

@@ -4,6 +4,7 @@
  * is written as the payment's `dueAction` and made after the commit (settle.ts).
  */
 import type { Executor } from '../../db/client.js';
+import { AppError } from '../../lib/app-error.js';
 import * as repo from './repository.js';
 import { publicProviderView } from './views.js';
 
@@ -56,4 +57,47 @@ export async function publicPaymentProviders(db: Executor, store: string) {
 /** Enables the manual provider with these instructions (the demo seed; the admin API does the same). */
 export async function enableManualProvider(db: Executor, store: string, instructions: string) {
   return repo.saveProvider(db, { store, name: 'manual', instructions, captureMethod: 'automatic' });
+}
+
+/** The refunds of some orders, by order id, oldest first. */
+export async function refundsOfOrders(db: Executor, store: string, orderIds: string[]): Promise<Map<string, repo.RefundRow[]>> {
+  const byOrder = new Map<string, repo.RefundRow[]>();
+  for (const row of await repo.refundsOf(db, store, orderIds)) byOrder.set(row.orderId, [...(byOrder.get(row.orderId) ?? []), row]);
+  return byOrder;
+}
+
+export interface RefundRequest {
+  amount: number;
+  reason: string | null;
+  lines: Array<{ productId: string; quantity: number }>;
+  restock: boolean;
+}
+
+/**
+ * A refund, in the transaction that holds the order's lock: the amount is taken from the order's
+ * captured payments, newest first, and counted in their `refundedAmount` at once, so concurrent
+ * refunds (serialized by the order's lock) never give back more than was captured. Manual parts are
+ * done (the shop gives the money back); Stripe parts are owed, made after the commit
+ * (PaymentsRuntime.settleRefund). More than is left to refund is 422 REFUND_EXCEEDS_PAYMENT.
+ * Answers the refund and the payments it changed.
+ */
+export async function takeRefund(tx: Executor, store: string, orderId: string, request: RefundRequest): Promise<{ refund: repo.RefundRow; payments: repo.PaymentRow[] }> {
+  const captured = (await repo.paymentsOf(tx, store, [orderId])).filter((p) => Number(p.capturedAmount) > Number(p.refundedAmount)).reverse();
+  const left = captured.reduce((sum, p) => sum + Number(p.capturedAmount) - Number(p.refundedAmount), 0);
+  if (request.amount > left) throw new AppError('REFUND_EXCEEDS_PAYMENT', `the order has ${left} left to refund; ${request.amount} was asked`, { errors: [{ available: left, requested: request.amount }] });
+  const parts: Array<{ paymentId: string; amount: number; settled: boolean }> = [];
+  const changed: repo.PaymentRow[] = [];
+  let owed = request.amount;
+  for (const p of captured) {
+    if (owed === 0) break;
+    const part = Math.min(owed, Number(p.capturedAmount) - Number(p.refundedAmount));
+    owed -= part;
+    parts.push({ paymentId: p.id, amount: part, settled: p.provider === 'manual' });
+    changed.push((await repo.updatePayment(tx, store, p.id, { refundedAmount: Number(p.refundedAmount) + part }))!);
+  }
+  const refund = await repo.insertRefund(tx, {
+    store, orderId, amount: request.amount, reason: request.reason, lines: request.lines, restock: request.restock, parts,
+    status: parts.every((p) => p.settled) ? 'succeeded' : 'pending',
+  });
+  return { refund, payments: changed };
 }

@@ -1,6 +1,6 @@
 import { toIso, toIsoOrNull } from '../../lib/time.js';
-import type { PaymentRow, ProviderRow } from './repository.js';
-import type { OrderPaymentView, PaymentProviderView, PaymentView, PublicPaymentProviderView } from './schemas.js';
+import type { PaymentRow, ProviderRow, RefundRow } from './repository.js';
+import type { OrderPaymentView, OrderRefundView, PaymentProviderView, PaymentView, PublicPaymentProviderView } from './schemas.js';
 
 export const webhookPathOf = (store: string) => `/api/v1/payment-webhooks/stripe/${store}`;
 
@@ -39,3 +39,8 @@ export function orderPaymentView(row: PaymentRow): OrderPaymentView {
 }
 
 export const paymentView = (row: PaymentRow): PaymentView => ({ ...orderPaymentView(row), clientSecret: row.clientSecret });
+
+/** A refund as the order shows it (how it was split over payments stays inside). */
+export const refundView = (row: RefundRow): OrderRefundView => ({
+  id: row.id, amount: Number(row.amount), reason: row.reason, lines: row.lines, restock: row.restock, status: row.status, createdAt: toIso(row.createdAt),
+});
