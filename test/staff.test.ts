@@ -187,6 +187,9 @@ test('every event names its actor: a staff member, a token, a customer, or the s
   const customerToken = await mintCustomerToken(t, s, customer);
   const order = await placeOrder(t, s, customer, { address: address.id, products: [{ id: byToken.id, quantity: 1 }] }, {}, customerToken.secret);
   assert.equal(order.status, 201, order.text);
+  // A command that opens its own transactions (it may call a payment provider) records as its caller too.
+  const paid = await t.request('PATCH', `/api/v1/admin/orders/${order.json.order.id}`, { token: member.secret, body: { status: 'PAID' } });
+  assert.equal(paid.status, 200, paid.text);
   await withRecordedEvents(t.database.db, s.slug, async (_tx, record) => record('collection.deleted', { collection: { id: randomUUID() } }));
   const tokens = (await t.request('GET', '/api/v1/admin/tokens', { token: s.admin })).json.tokens as Array<{ id: string; kind: string }>;
   const events = (await t.request('GET', '/api/v1/admin/events?limit=500', { token: s.admin })).json.events as Array<{ type: string; actor: unknown; data: { product?: { slug: string } } }>;
@@ -196,6 +199,7 @@ test('every event names its actor: a staff member, a token, a customer, or the s
   assert.equal(tokenActor.type, 'token');
   assert.ok(tokens.some((tk) => tk.kind === 'admin' && tk.id === tokenActor.id), 'the admin token that made it');
   assert.deepEqual(find('order.created').actor, { type: 'customer', id: customer });
+  assert.deepEqual(find('order.paid').actor, { type: 'staff', id: member.id, email: member.email });
   assert.deepEqual(find('collection.deleted').actor, { type: 'system' });
   for (const e of events) assert.ok(e.actor, `${e.type} has an actor`);
 });

@@ -121,6 +121,8 @@ export interface RoundCommand<P extends TSchema, B extends TSchema, Q extends TS
 export interface ProviderContext {
   db: Database;
   log: FastifyBaseLogger;
+  /** Who asked (the pipeline's recorder does this for the other commands): record its events as theirs. */
+  actor: Actor;
   /** Answers with this status instead of the declared one (200 for a payment answered again). */
   answerWith: (status: 200 | 201 | 202) => void;
 }

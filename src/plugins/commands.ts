@@ -60,7 +60,7 @@ export function registerCommand<P extends TSchema, B extends TSchema, Q extends 
   let runOne: (request: FastifyRequest, reply: FastifyReply, input: Input<P, B, Q>, claim: Claim | null) => Promise<Answer>;
   if (isProvider(command)) {
     runOne = async (request, reply, input) => {
-      return { value: await command.perform(input, { db: app.db, log: request.log, answerWith: (status) => reply.code(status) }) };
+      return { value: await command.perform(input, { db: app.db, log: request.log, actor: actorOf(input.principal), answerWith: (status) => reply.code(status) }) };
     };
   } else if (isRound(command)) {
     const batcher = new KeyedBatcher<Entry<J> & { store: string }, Answer>((entries) => runRound(app, command, declared, entries));

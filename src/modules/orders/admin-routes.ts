@@ -31,9 +31,9 @@ const orderAdminRoutes: FastifyPluginAsyncTypebox = async (app) => {
     events: ['order.paid', 'order.fulfilled', 'order.cancelled', 'fulfillment.created', 'product.back_in_stock', 'payment.succeeded', 'payment.refunded'],
     // FULFILLED may capture at Stripe, and a cancel owes Stripe refunds and voids: provider calls
     // are made outside the order's transaction.
-    perform: async ({ store, params, body }, { db, log }) => {
+    perform: async ({ store, params, body }, { db, log, actor }) => {
       if (body.status === 'FULFILLED') await capturing(store, params.id, {});
-      const changed = await withRecordedEvents(db, store, (tx, record) => admin.changeOrderStatus(tx, record, store, params.id, body.status));
+      const changed = await withRecordedEvents(db, store, (tx, record) => admin.changeOrderStatus(tx, record, store, params.id, body.status), actor);
       if (body.status === 'CANCELLED') {
         await app.payments.settleOrder(store, params.id).catch((error: unknown) => log.warn({ err: error }, 'work after the commit failed; the maintenance job finishes it'));
       }
@@ -48,9 +48,9 @@ const orderAdminRoutes: FastifyPluginAsyncTypebox = async (app) => {
     params: S.AdminOrderParams, body: S.CreateFulfillmentBody, status: 201, response: S.FulfillmentEnvelope,
     errors: ['NOT_FOUND', 'INVALID_TRANSITION', 'FULFILLMENT_EXCEEDS_ORDER', 'PAYMENT_PROVIDER_ERROR'],
     events: ['fulfillment.created', 'order.fulfilled', 'order.paid', 'payment.succeeded', 'payment.refunded'],
-    perform: async ({ store, params, body }, { db }) => {
+    perform: async ({ store, params, body }, { db, actor }) => {
       await capturing(store, params.id, body);
-      return withRecordedEvents(db, store, (tx, record) => admin.fulfilOrder(tx, record, store, params.id, body));
+      return withRecordedEvents(db, store, (tx, record) => admin.fulfilOrder(tx, record, store, params.id, body), actor);
     },
   });
   registerCommand(app, {

@@ -75,8 +75,8 @@ const paymentRoutes: FastifyPluginAsyncTypebox = async (app) => {
       'Not CREATED or nothing left to pay: 409 ORDER_NOT_PAYABLE; a provider the store has not enabled: 422; Stripe refusing or unreachable: 502, and nothing is left pending.',
     params: S.OrderPaymentParams, body: S.CreatePaymentBody, status: 201, response: S.PaymentEnvelope,
     errors: ['NOT_FOUND', 'ORDER_NOT_PAYABLE', 'PAYMENT_PROVIDER_NOT_ENABLED', 'PAYMENT_PROVIDER_ERROR'], events: PAYMENT_EVENTS,
-    perform: async ({ store, params, body }, { answerWith }) => {
-      const { payment, created } = await app.payments.createPayment(store, params.customer, params.id, body.provider);
+    perform: async ({ store, params, body }, { answerWith, actor }) => {
+      const { payment, created } = await app.payments.createPayment(store, params.customer, params.id, body.provider, actor);
       answerWith(created ? 201 : 200);
       return { payment: paymentView(payment) };
     },

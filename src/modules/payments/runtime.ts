@@ -9,7 +9,7 @@ import Stripe from 'stripe';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Database, Executor } from '../../db/client.js';
 import { AppError } from '../../lib/app-error.js';
-import { withRecordedEvents, type Recorder } from '../events/index.js';
+import { SYSTEM_ACTOR, withRecordedEvents, type Actor, type Recorder } from '../events/index.js';
 import { cancelUnpaidOrder, lockOrder, markOrderPaid, orderCurrency, orderTotalOf, paymentAmounts, renderOrder, unpaidOrdersPastTimeout } from '../orders/index.js';
 import { coversOrder, paymentTotals } from '../pricing/index.js';
 import * as repo from './repository.js';
@@ -128,8 +128,8 @@ export class PaymentsRuntime {
     }
   }
 
-  private transaction<T>(store: string, work: (tx: Executor, record: Recorder) => Promise<T>): Promise<T> {
-    return withRecordedEvents(this.db, store, work);
+  private transaction<T>(store: string, work: (tx: Executor, record: Recorder) => Promise<T>, actor: Actor = SYSTEM_ACTOR): Promise<T> {
+    return withRecordedEvents(this.db, store, work, actor);
   }
 
   /**
@@ -137,7 +137,7 @@ export class PaymentsRuntime {
    * that provider again (`created` false). Stripe: the intent is created after the pending payment
    * is committed, with the payment id as its idempotency key; a refusal leaves nothing pending.
    */
-  async createPayment(store: string, customerId: string, orderId: string, providerName: repo.ProviderName): Promise<{ payment: repo.PaymentRow; created: boolean }> {
+  async createPayment(store: string, customerId: string, orderId: string, providerName: repo.ProviderName, actor: Actor = SYSTEM_ACTOR): Promise<{ payment: repo.PaymentRow; created: boolean }> {
     const { payment, created } = await this.transaction(store, async (tx, record) => {
       const order = await lockOrder(tx, store, orderId);
       if (!order || order.customerId !== customerId.toLowerCase()) throw new AppError('NOT_FOUND', `order ${orderId} not found`);
@@ -156,7 +156,7 @@ export class PaymentsRuntime {
       // A Stripe payment is announced once its intent exists (below).
       if (providerName === 'manual') record('payment.created', { payment: orderPaymentView(inserted), order: await renderOrder(tx, store, orderId) });
       return { payment: inserted, created: true };
-    });
+    }, actor);
     if (payment.provider === 'manual' || payment.intentId) return { payment, created };
     return { payment: await this.createIntent(store, payment, created), created };
   }
