@@ -106,6 +106,19 @@ test('manual: a pending payment with the instructions, answered again while pend
   assert.equal((await eventsOf(t, s, ['payment.refunded'])).length, 1);
 });
 
+test('a payment is in the currency the order was placed in, whatever the store uses since', async () => {
+  const s = await createStore(t);
+  const { customer, order } = await orderToPay(t, s);
+  assert.equal(order.currency, 'USD');
+  await t.request('PUT', '/api/v1/admin/payment-providers/manual', { token: s.admin, body: { instructions: 'Pay on delivery' } });
+  assert.equal((await t.request('PATCH', '/api/v1/admin/store', { token: s.admin, body: { currency: 'EUR' } })).status, 200);
+  const payment = await pay(t, s, customer, order.id, 'manual');
+  assert.equal(payment.status, 201, payment.text);
+  assert.equal(payment.json.payment.currency, 'USD');
+  const paid = await t.request('PATCH', `/api/v1/admin/orders/${order.id}`, { token: s.admin, body: { status: 'PAID' } });
+  assert.deepEqual(paid.json.order.payments.map((p: { currency: string }) => p.currency), ['USD']);
+});
+
 test('stripe: the intent is the balance in the currency, with metadata and the payment id as idempotency key; the webhook makes the order PAID once', async () => {
   const s = await stripeStore(t, emulator);
   const { customer, order } = await orderToPay(t, s);

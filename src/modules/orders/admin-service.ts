@@ -52,7 +52,7 @@ export async function changeOrderStatus(tx: Executor, record: Recorder, store: s
   if (to === 'PAID') {
     const payments = (await paymentsOfOrders(tx, store, [id])).get(id) ?? [];
     const { balance } = paymentTotals(orderTotalOf(order), payments.map(paymentAmounts));
-    const paid = await recordManualPayment(tx, store, id, balance, await orderCurrency(tx, store, id));
+    const paid = await recordManualPayment(tx, store, id, balance, order.currency);
     if (paid) paymentEvents.push({ type: 'payment.succeeded', payment: paid });
   }
   if (to === 'FULFILLED') {
@@ -87,10 +87,6 @@ export async function changeOrderStatus(tx: Executor, record: Recorder, store: s
   return changed;
 }
 
-/** The currency an order's payments are in: the one it was placed in. */
-export async function orderCurrency(db: Executor, store: string, orderId: string): Promise<string> {
-  return (await repo.findOrder(db, store, orderId))!.currency;
-}
 
 /** The order, locked for a payment's decision (the order row first, as every change of it does). */
 export const lockOrder = (tx: Executor, store: string, id: string) => repo.findOrder(tx, store, id, { lock: true });

@@ -10,7 +10,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Database, Executor } from '../../db/client.js';
 import { AppError } from '../../lib/app-error.js';
 import { SYSTEM_ACTOR, withRecordedEvents, type Actor, type Recorder } from '../events/index.js';
-import { cancelUnpaidOrder, lockOrder, markOrderPaid, orderCurrency, orderTotalOf, paymentAmounts, renderOrder, unpaidOrdersPastTimeout } from '../orders/index.js';
+import { cancelUnpaidOrder, lockOrder, markOrderPaid, orderTotalOf, paymentAmounts, renderOrder, unpaidOrdersPastTimeout } from '../orders/index.js';
 import { coversOrder, paymentTotals } from '../pricing/index.js';
 import * as repo from './repository.js';
 import { Secrets, type SecretsSettings } from './secrets.js';
@@ -150,7 +150,7 @@ export class PaymentsRuntime {
       const { balance } = paymentTotals(orderTotalOf(order), payments.map(paymentAmounts));
       if (balance <= 0) throw new AppError('ORDER_NOT_PAYABLE', `order ${orderId} has nothing left to pay`);
       const inserted = await repo.insertPayment(tx, {
-        store, orderId, provider: providerName, amount: balance, currency: await orderCurrency(tx, store, orderId),
+        store, orderId, provider: providerName, amount: balance, currency: order.currency,
         instructions: providerName === 'manual' ? (provider.instructions ?? '') : null,
       });
       // A Stripe payment is announced once its intent exists (below).
