@@ -136,7 +136,8 @@ function roundShards(app: FastifyInstance): (store: string) => string {
   return (store) => String(roundShardOf(store, count));
 }
 
-export const roundShardCount = (poolSize: number) => Number(process.env.ROUND_SHARDS_EXPERIMENT) || Math.max(1, Math.ceil(poolSize / 2));
+/** How many shards a process's rounds are keyed by, for a database pool of this size. */
+export const roundShardCount = (poolSize: number) => Math.max(1, Math.ceil(poolSize / 2));
 
 /** The shard of a store's rounds: a hash of its slug, the same in every process. */
 export function roundShardOf(store: string, count: number): number {
