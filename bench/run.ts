@@ -565,6 +565,14 @@ interface SpreadRow extends LoadResult {
   toOneStore: number | null;
   /** The server's round trips to the database per request (approximate: the warm-up's requests are estimated). */
   queriesPerRequest?: number;
+  /** The server's CPU time (user and system) per request, in ms, measured the same way. */
+  cpuPerRequest?: number;
+}
+
+/** CPU time a process has used so far (user and system), in ms: /proc counts it in clock ticks of 10 ms. */
+function cpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
 const readFileSyncSafe = (file: string) => {
@@ -625,13 +633,16 @@ async function benchSpread(products: number): Promise<{ rows: SpreadRow[]; peakR
           console.error(`   ${name} over ${count} stores`);
           await new Promise((r) => setTimeout(r, 300));
           const before = queries();
+          const cpuBefore = cpuMs(server.pid!);
           const result = await runJson<LoadResult>('bench/load.ts', {
             url: base, method: w.kind === 'read' ? 'GET' : 'POST', token: '', paths: [], targets, sequential: w.sequential, connections: CONNECTIONS, warmupSeconds: WARMUP, seconds: SECONDS,
           } satisfies LoadPlan);
           await new Promise((r) => setTimeout(r, 300));
           // Over the warm-up and the run: the load generator reports the run's requests only.
-          const perRequest = Math.round(((queries() - before) / Math.max(1, result.requests * (1 + WARMUP / SECONDS))) * 10) / 10;
-          rows.push({ workload: name, stores: count, ...result, ceiling: null, ratio: null, oneStore: null, toOneStore: null, queriesPerRequest: perRequest });
+          const served = Math.max(1, result.requests * (1 + WARMUP / SECONDS));
+          const perRequest = Math.round(((queries() - before) / served) * 10) / 10;
+          const cpuPerRequest = Math.round(((cpuMs(server.pid!) - cpuBefore) / served) * 100) / 100;
+          rows.push({ workload: name, stores: count, ...result, ceiling: null, ratio: null, oneStore: null, toOneStore: null, queriesPerRequest: perRequest, cpuPerRequest });
         }
         peakRss[count] = peakRssMb(server.pid!);
       } finally {
@@ -776,9 +787,9 @@ if (spread) {
     `Spread over stores (--products ${SIZES[0]}, each store max(10, products / stores) products; each count on a fresh server; ` +
       'ceiling: writes the minimal order transaction, reads the bare server, with rows spread over the same stores):',
     '',
-    '| workload | stores | req/s | p50 ms | p99 ms | errors | queries per request | one store req/s | vs one store | ceiling req/s | ratio |',
-    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
-    ...spread.rows.map((r) => `| ${r.workload} | ${r.stores} | ${r.rps} | ${r.p50} | ${r.p99} | ${r.errors} | ${r.queriesPerRequest ?? 'n/a'} | ${r.oneStore ?? 'n/a'} | ${r.toOneStore ?? 'n/a'} | ${r.ceiling?.rps ?? 'n/a'} | ${r.ratio ?? 'n/a'} |`),
+    '| workload | stores | req/s | p50 ms | p99 ms | errors | queries per request | CPU ms per request | one store req/s | vs one store | ceiling req/s | ratio |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    ...spread.rows.map((r) => `| ${r.workload} | ${r.stores} | ${r.rps} | ${r.p50} | ${r.p99} | ${r.errors} | ${r.queriesPerRequest ?? 'n/a'} | ${r.cpuPerRequest ?? 'n/a'} | ${r.oneStore ?? 'n/a'} | ${r.toOneStore ?? 'n/a'} | ${r.ceiling?.rps ?? 'n/a'} | ${r.ratio ?? 'n/a'} |`),
     '',
     `Server peak RSS by store count: ${Object.entries(spread.peakRss).map(([n, mb]) => `${n} stores ${mb} MB`).join(', ')}` +
       (spread.peakRss[1] && STORE_COUNTS.length > 1 ? ` (${(spread.peakRss[Math.max(...STORE_COUNTS)]! / spread.peakRss[1]).toFixed(2)}x).` : '.'),

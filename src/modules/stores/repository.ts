@@ -1,5 +1,5 @@
 import { and, eq, gt, isNull, ne, or, sql } from 'drizzle-orm';
-import { jsonb, queryRows, type Database, type Executor } from '../../db/client.js';
+import { queryRows, type Database, type Executor } from '../../db/client.js';
 import { stores, tokens } from '../../db/schema.js';
 import type { TokenKind } from './tokens.js';
 import { FreshBatcher } from '../../lib/fresh-batcher.js';
@@ -51,19 +51,25 @@ type ActiveToken = { id: string; kind: TokenRow['kind']; customerId: string | nu
  */
 const tokenLookups = new WeakMap<Database, FreshBatcher<ActiveToken | undefined>>();
 
-async function lookUpTokens(db: Database, keys: string[]): Promise<Map<string, ActiveToken>> {
+// Built once per database and prepared on the server (one plan for every batch): the batch's
+// (store, hash) pairs go as one JSON parameter.
+function tokenLookup(db: Database) {
+  const wanted = sql`rows from (jsonb_to_recordset(${sql.placeholder('wanted')}::jsonb) as (store text, hash text)) with ordinality as x(store, hash, n)`;
+  return db
+    .select({ n: sql<number>`x.n::int`, id: tokens.id, kind: tokens.kind, customerId: tokens.customerId, guest: tokens.guest, catalogVersion: catalogVersionOf(tokens.store) })
+    .from(tokens)
+    .innerJoin(wanted, sql`${tokens.store} = x.store and ${tokens.secretHash} = x.hash`)
+    .where(and(isNull(tokens.revokedAt), or(isNull(tokens.expiresAt), gt(tokens.expiresAt, sql`now()`))))
+    .prepare('storefront_token_lookup');
+}
+
+async function lookUpTokens(query: ReturnType<typeof tokenLookup>, keys: string[]): Promise<Map<string, ActiveToken>> {
   const wanted = keys.map((k) => {
     const [store, hash] = k.split('\u0000');
     return { store, hash };
   });
-  const rows = await queryRows<ActiveToken & { n: number }>(
-    db,
-    sql`select x.n::int as n, t.id, t.kind, t.customer_id as "customerId", t.guest, ${catalogVersionOf(sql`t.store`)} as "catalogVersion"
-        from rows from (jsonb_to_recordset(${jsonb(wanted)}) as (store text, hash text)) with ordinality as x(store, hash, n)
-        join tokens t on t.store = x.store and t.secret_hash = x.hash
-        where t.revoked_at is null and (t.expires_at is null or t.expires_at > now())`,
-  );
-  return new Map(rows.map(({ n, ...token }) => [keys[n - 1]!, token]));
+  const rows = await query.execute({ wanted: JSON.stringify(wanted) });
+  return new Map(rows.map(({ n, ...token }) => [keys[Number(n) - 1]!, token]));
 }
 
 /** A live (not revoked, not expired) token, with its store's catalog version: one indexed query per lookup does both. */
@@ -73,7 +79,10 @@ export async function findActiveToken(
   secretHash: string,
 ): Promise<ActiveToken | undefined> {
   let lookups = tokenLookups.get(db);
-  if (!lookups) tokenLookups.set(db, (lookups = new FreshBatcher<ActiveToken | undefined>((keys) => lookUpTokens(db, keys), undefined)));
+  if (!lookups) {
+    const query = tokenLookup(db);
+    tokenLookups.set(db, (lookups = new FreshBatcher<ActiveToken | undefined>((keys) => lookUpTokens(query, keys), undefined)));
+  }
   return lookups.get(`${store}\u0000${secretHash}`);
 }
 
