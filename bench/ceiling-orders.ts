@@ -22,6 +22,11 @@ export interface OrderCeilingPlan {
   customerId: string;
   addressId: string;
   productIds: string[];
+  /**
+   * Spread over many stores (bench/spread.ts): each transaction takes a random one of these rows,
+   * its store, product, customer and address, instead of `store` and `productIds`.
+   */
+  rows?: Array<{ store: string; productId: string; customerId: string; addressId: string }>;
   concurrency: number;
   warmupSeconds: number;
   seconds: number;
@@ -29,7 +34,18 @@ export interface OrderCeilingPlan {
 
 const plan = JSON.parse(readFileSync(process.argv[2]!, 'utf8')) as OrderCeilingPlan;
 const literal = (value: string) => `'${value.replaceAll("'", "''")}'`;
-const [store, customer, address, hot] = [plan.store, plan.customerId, plan.addressId, plan.productIds[0]!].map(literal) as [string, string, string, string];
+const [store, customer, address, hot] = [plan.store, plan.customerId, plan.addressId, plan.productIds[0] ?? plan.rows?.[0]?.productId ?? ''].map(literal) as [string, string, string, string];
+
+/** The spread transaction over many stores: every value from the drawn row of `bench_spread`. */
+function spreadStatements(row: string): string[] {
+  const pick = (column: string) => `(select ${column} from bench_spread where n = ${row})`;
+  return [
+    'begin',
+    `update products set quantity = quantity - 1 where store = ${pick('store')} and id = ${pick('id')} and quantity >= 1`,
+    `insert into orders (store, customer_id, address_id, price, number) select store, customer, address, 100, nextval(quote_ident('order_number_' || store)::regclass) from bench_spread where n = ${row}`,
+    'commit',
+  ];
+}
 
 /** The transaction of each shape, for the product `product` (an SQL expression). */
 function statements(product: string): string[] {
@@ -48,15 +64,25 @@ function hasPgbench(): boolean {
 }
 
 function withPgbench(): LoadResult {
-  // pgbench variables are numbers: a small table maps 1..n to the products.
-  execFileSync('psql', [plan.databaseUrl, '-qc', 'set client_min_messages = warning; create table if not exists bench_hot (n int primary key, id uuid not null); truncate bench_hot']);
-  const values = plan.productIds.map((id, i) => `(${i + 1}, ${literal(id)})`).join(',');
-  execFileSync('psql', [plan.databaseUrl, '-qc', `insert into bench_hot values ${values}; analyze bench_hot`]);
+  if (plan.rows) {
+    execFileSync('psql', [plan.databaseUrl, '-qc', 'set client_min_messages = warning; create table if not exists bench_spread (n int primary key, store text not null, id uuid not null, customer uuid not null, address uuid not null); truncate bench_spread']);
+    for (let i = 0; i < plan.rows.length; i += 500) {
+      // psql takes the statement as one argument, and an argument is at most 128 KiB.
+      const values = plan.rows.slice(i, i + 500).map((r, j) => `(${i + j + 1}, ${literal(r.store)}, ${literal(r.productId)}, ${literal(r.customerId)}, ${literal(r.addressId)})`).join(',');
+      execFileSync('psql', [plan.databaseUrl, '-qc', `insert into bench_spread values ${values}`]);
+    }
+    execFileSync('psql', [plan.databaseUrl, '-qc', 'analyze bench_spread']);
+  } else {
+    // pgbench variables are numbers: a small table maps 1..n to the products.
+    execFileSync('psql', [plan.databaseUrl, '-qc', 'set client_min_messages = warning; create table if not exists bench_hot (n int primary key, id uuid not null); truncate bench_hot']);
+    const values = plan.productIds.map((id, i) => `(${i + 1}, ${literal(id)})`).join(',');
+    execFileSync('psql', [plan.databaseUrl, '-qc', `insert into bench_hot values ${values}; analyze bench_hot`]);
+  }
   const product = plan.shape === 'spread' ? '(select id from bench_hot where n = :n)' : hot;
   const dir = mkdtempSync(join(tmpdir(), 'bench-pgbench-'));
   const script = join(dir, 'order.sql');
-  const lines = plan.shape === 'spread' ? [`\\set n random(1, ${plan.productIds.length})`] : [];
-  writeFileSync(script, [...lines, ...statements(product).map((s) => `${s};`)].join('\n') + '\n');
+  const lines = plan.shape === 'spread' ? [`\\set n random(1, ${plan.rows?.length ?? plan.productIds.length})`] : [];
+  writeFileSync(script, [...lines, ...(plan.rows ? spreadStatements(':n') : statements(product)).map((s) => `${s};`)].join('\n') + '\n');
   const run = (seconds: number) =>
     execFileSync('pgbench', ['-n', '-M', 'prepared', '-c', String(plan.concurrency), '-j', '2', '-T', String(seconds), '-f', script, plan.databaseUrl], { encoding: 'utf8' });
   try {
@@ -85,7 +111,8 @@ async function withDriver(): Promise<LoadResult> {
             const started = performance.now();
             const id = plan.shape === 'spread' ? literal(plan.productIds[Math.floor(Math.random() * plan.productIds.length)]!) : hot;
             try {
-              for (const statement of statements(id)) await client.query(statement);
+              const transaction = plan.rows ? spreadStatements(String(1 + Math.floor(Math.random() * plan.rows.length))) : statements(id);
+              for (const statement of transaction) await client.query(statement);
               latencies.push(performance.now() - started);
             } catch {
               errors++;

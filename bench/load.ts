@@ -16,6 +16,11 @@ export interface LoadPlan {
   /** Headers of each body (a webhook's signature), taken with it. */
   bodyHeaders?: Array<Record<string, string>>;
   sequential?: boolean;
+  /**
+   * Requests each with a token, path and body of their own (the workloads spread over many stores,
+   * bench/spread.ts): picked like the paths, and used instead of them.
+   */
+  targets?: Array<{ token: string; path: string; body?: string }>;
   connections: number;
   warmupSeconds: number;
   seconds: number;
@@ -51,6 +56,13 @@ async function run(plan: LoadPlan, seconds: number, amount?: number): Promise<au
         method: plan.method,
         setupRequest: (request) => {
           const n = turn++;
+          if (plan.targets) {
+            const target = pick(plan.targets, n, plan.sequential);
+            request.path = target.path;
+            request.headers = { ...headers, authorization: `Bearer ${target.token}` };
+            if (target.body !== undefined) request.body = target.body;
+            return request;
+          }
           request.path = pick(plan.paths, n, plan.sequential);
           if (plan.bodies) {
             const i = plan.sequential ? n % plan.bodies.length : Math.floor(Math.random() * plan.bodies.length);

@@ -7,6 +7,11 @@
  *   --port 3900             the server's port (the ceiling server uses the next one, the receiver +50)
  *   --no-webhooks           skip the webhook runs (order-spread with an endpoint, backlog drain)
  *   --cpu-prof DIR          write the server's CPU profile (node --cpu-prof) to DIR
+ *   --stores 1,2000         the spread workloads (bench/spread.ts: cart-create, cart-add-line, order-spread,
+ *                           order-from-cart, cart-hold, list-products) on N stores each, every request for a
+ *                           store drawn at random, each count on a fresh server (its peak RSS), beside the
+ *                           bare-SQL ceiling spread the same way; --stores 0 skips them, --spread-only runs
+ *                           only them; the chart of them is bench/results/latest-spread.svg
  *   --replica URL           the read workloads again on a server with DATABASE_READ_URL=URL (a replica
  *                           of BENCH_DATABASE_URL, e.g. scripts/ha/cluster.sh's ports), compared with
  *                           the primary alone; the catalog cache is off in both, or it would answer
@@ -28,6 +33,8 @@ import { seedBench, type BenchFixture } from './seed.js';
 import { measureDrain, startBenchReceiver, subscribe, type DrainResult } from './webhooks.js';
 import { BENCH_SECRETS_KEY, enableBenchStripe, paidCounts, pendingPaymentDeliveries } from './payments.js';
 import { holdCarts, prepareActiveHolds, prepareHoldCarts, selloutWithHolds, type HeldSelloutResult } from './holds.js';
+import { ceilingRows, seedSpread, SPREAD_WORKLOADS } from './spread.js';
+import { spreadChart } from './spread-chart.js';
 
 const ROOT = new URL('../', import.meta.url).pathname;
 const { values } = parseArgs({
@@ -45,6 +52,8 @@ const { values } = parseArgs({
     // A V8 CPU profile of the server (node --cpu-prof), written to this directory when it stops.
     'cpu-prof': { type: 'string' },
     replica: { type: 'string' },
+    stores: { type: 'string', default: '1,2000' },
+    'spread-only': { type: 'boolean', default: false },
   },
   allowNegative: true,
 });
@@ -207,6 +216,14 @@ function peakRssMb(pid: number): number {
 
 async function prepareDatabase(products: number): Promise<{ fixture: BenchFixture; env: Record<string, string>; cleanup: () => void }> {
   const cartsPerPool = 40000;
+  const { database, env, cleanup } = await freshDatabase();
+  const fixture = await seedBench(database.db, products, values.embedded ? 5000 : cartsPerPool);
+  await database.close();
+  return { fixture, env, cleanup };
+}
+
+/** An empty, migrated benchmark database: PGlite in a temporary directory, or BENCH_DATABASE_URL emptied. */
+async function freshDatabase(): Promise<{ database: DatabaseHandle; env: Record<string, string>; cleanup: () => void }> {
   let database: DatabaseHandle;
   let env: Record<string, string>;
   let cleanup = () => {};
@@ -224,9 +241,7 @@ async function prepareDatabase(products: number): Promise<{ fixture: BenchFixtur
     env = { DATABASE_URL };
   }
   await migrate(database.db);
-  const fixture = await seedBench(database.db, products, values.embedded ? 5000 : cartsPerPool);
-  await database.close();
-  return { fixture, env, cleanup };
+  return { database, env, cleanup };
 }
 
 /** The benchmark's database is its own: made on first use, through the server's `postgres` database. */
@@ -396,15 +411,20 @@ async function paymentWebhooks(base: string, fixture: BenchFixture, products: nu
   };
 }
 
+/** The server's settings in the benchmark: limits off, so that the load measures the work. */
+function serverEnvOf(env: Record<string, string>, port: number): Record<string, string> {
+  return {
+    ...env, PORT: String(port), HOST: '127.0.0.1', WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', SEED_DEMO: 'false', LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE: '0', CLIENT_RATE_LIMIT_PER_MINUTE: '0',
+    ORDER_RATE_LIMIT_PER_MINUTE: '0', HOLDS_PER_CLIENT: '0', UNPAID_ORDERS_PER_CLIENT: '0', DISCOUNT_ATTEMPTS_PER_MINUTE: '0', MAINTENANCE_INTERVAL_SECONDS: '0', PAYMENT_JOB_INTERVAL_SECONDS: '0', SECRETS_KEY: BENCH_SECRETS_KEY, DB_POOL_SIZE: String(POOL), ...(CACHE_OFF ? { CATALOG_CACHE_ENTRIES: '0' } : {}),
+  };
+}
+
 async function benchSize(products: number): Promise<{ rows: Row[]; peakRss: number; sellout: SelloutResult | null; heldSellout: HeldSelloutResult | null; limitedCode: LimitedCodeResult | null; storm: StormResult | null; ceilings: Partial<Record<OrderCeilingPlan['shape'], LoadResult>>; drain: DrainResult | null; replicaReads: Record<string, number> | null }> {
   console.error(`\n== ${products} products: seeding`);
   const { fixture, env, cleanup } = await prepareDatabase(products);
   const port = Number(values.port);
   const base = `http://127.0.0.1:${port}`;
-  const serverEnv = {
-    ...env, PORT: String(port), HOST: '127.0.0.1', WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', SEED_DEMO: 'false', LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE: '0', CLIENT_RATE_LIMIT_PER_MINUTE: '0',
-    ORDER_RATE_LIMIT_PER_MINUTE: '0', HOLDS_PER_CLIENT: '0', UNPAID_ORDERS_PER_CLIENT: '0', DISCOUNT_ATTEMPTS_PER_MINUTE: '0', MAINTENANCE_INTERVAL_SECONDS: '0', PAYMENT_JOB_INTERVAL_SECONDS: '0', SECRETS_KEY: BENCH_SECRETS_KEY, DB_POOL_SIZE: String(POOL), ...(CACHE_OFF ? { CATALOG_CACHE_ENTRIES: '0' } : {}),
-  };
+  const serverEnv = serverEnvOf(env, port);
   const server = await startProcess(SERVE_ARGS, serverEnv, async () => (await fetch(`${base}/api/ready`)).ok);
   const rows: Row[] = [];
   const answers: Record<string, string> = {};
@@ -534,11 +554,145 @@ async function benchReplica(replicaUrl: string, env: Record<string, string>, fix
   }
 }
 
+interface SpreadRow extends LoadResult {
+  workload: string;
+  stores: number;
+  /** Writes: the minimal order transaction with its rows spread over the same stores; reads: the bare server. */
+  ceiling: LoadResult | null;
+  ratio: number | null;
+  /** The same workload on one store (the `--stores 1` run), and this row's ratio to it. */
+  oneStore: number | null;
+  toOneStore: number | null;
+  /** The server's round trips to the database per request (approximate: the warm-up's requests are estimated). */
+  queriesPerRequest?: number;
+  /** The server's CPU time (user and system) per request, in ms, measured the same way. */
+  cpuPerRequest?: number;
+}
+
+/** CPU time a process has used so far (user and system), in ms: /proc counts it in clock ticks of 10 ms. */
+function cpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+const readFileSyncSafe = (file: string) => {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch {
+    return undefined;
+  }
+};
+
+/** Each target once, 20 at a time (a read workload's stores before it is measured). */
+async function warm(base: string, targets: Array<{ token: string; path: string }>): Promise<void> {
+  let next = 0;
+  await Promise.all(Array.from({ length: 20 }, async () => {
+    while (next < targets.length) {
+      const target = targets[next++]!;
+      await (await fetch(base + target.path, { headers: { authorization: `Bearer ${target.token}` } })).arrayBuffer();
+    }
+  }));
+}
+
+const STORE_COUNTS = values.stores.split(',').map(Number).filter((n) => n > 0);
+const SPREAD_NAMES = Object.keys(SPREAD_WORKLOADS).filter((name) => !values.only || values.only.split(',').includes(name));
+
+/**
+ * The spread workloads (bench/spread.ts) for each store count: the stores seeded in bulk, a fresh
+ * server for each count (so its peak RSS is that count's), then the ceilings spread the same way.
+ */
+async function benchSpread(products: number): Promise<{ rows: SpreadRow[]; peakRss: Record<number, number> }> {
+  const rows: SpreadRow[] = [];
+  const peakRss: Record<number, number> = {};
+  const { database, env, cleanup } = await freshDatabase();
+  const port = Number(values.port);
+  const base = `http://127.0.0.1:${port}`;
+  try {
+    for (const count of STORE_COUNTS) {
+      console.error(`\n== spread over ${count} stores (${Math.max(10, Math.floor(products / count))} products each): seeding`);
+      const started = performance.now();
+      const stores = await seedSpread(database.db, `s${count}`, count, products);
+      console.error(`   seeded in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+      // The server counts its round trips to the database (bench/count-queries.mjs): per request, per workload.
+      const countFile = join(tmpdir(), `bench-queries-${process.pid}`);
+      const queries = () => Number(readFileSyncSafe(countFile) ?? 0);
+      const server = await startProcess(['--import', join(ROOT, 'bench/count-queries.mjs'), ...SERVE_ARGS], { ...serverEnvOf(env, port), QUERY_COUNT_FILE: countFile }, async () => (await fetch(`${base}/api/ready`)).ok);
+      const answers: Record<string, string> = {};
+      try {
+        for (const name of SPREAD_NAMES) {
+          const w = SPREAD_WORKLOADS[name]!;
+          const targets = w.targets(stores);
+          if (w.kind === 'read') {
+            const first = await fetch(base + targets[0]!.path, { headers: { authorization: `Bearer ${targets[0]!.token}` } });
+            answers[targets[0]!.path] = await first.text();
+            if (!first.ok) throw new Error(`${name}: ${first.status}`);
+            // Every store's page once first, as the one-store run's first request does for its one
+            // store: both then measure warm caches, not 2,000 first reads in a 10 s run.
+            await warm(base, targets);
+          }
+          console.error(`   ${name} over ${count} stores`);
+          await new Promise((r) => setTimeout(r, 300));
+          const before = queries();
+          const cpuBefore = cpuMs(server.pid!);
+          const result = await runJson<LoadResult>('bench/load.ts', {
+            url: base, method: w.kind === 'read' ? 'GET' : 'POST', token: '', paths: [], targets, sequential: w.sequential, connections: CONNECTIONS, warmupSeconds: WARMUP, seconds: SECONDS,
+          } satisfies LoadPlan);
+          await new Promise((r) => setTimeout(r, 300));
+          // Over the warm-up and the run: the load generator reports the run's requests only.
+          const served = Math.max(1, result.requests * (1 + WARMUP / SECONDS));
+          const perRequest = Math.round(((queries() - before) / served) * 10) / 10;
+          const cpuPerRequest = Math.round(((cpuMs(server.pid!) - cpuBefore) / served) * 100) / 100;
+          rows.push({ workload: name, stores: count, ...result, ceiling: null, ratio: null, oneStore: null, toOneStore: null, queriesPerRequest: perRequest, cpuPerRequest });
+        }
+        peakRss[count] = peakRssMb(server.pid!);
+      } finally {
+        await stopProcess(server);
+      }
+      const reads = rows.filter((r) => r.stores === count && SPREAD_WORKLOADS[r.workload]!.kind === 'read');
+      if (reads.length > 0) {
+        const file = join(tmpdir(), `bench-spread-answers-${process.pid}.json`);
+        writeFileSync(file, JSON.stringify(answers));
+        const ceilingServer = await startProcess(['--import', 'tsx', 'bench/ceiling-server.ts', String(port + 1), file], {}, async () => (await fetch(`http://127.0.0.1:${port + 1}/`)).ok);
+        try {
+          for (const row of reads) {
+            console.error(`   ceiling: ${row.workload} over ${count} stores`);
+            row.ceiling = await runJson<LoadResult>('bench/load.ts', {
+              url: `http://127.0.0.1:${port + 1}`, method: 'GET', token: 'x', paths: [], targets: SPREAD_WORKLOADS[row.workload]!.targets(stores), connections: CONNECTIONS, warmupSeconds: WARMUP, seconds: SECONDS,
+            } satisfies LoadPlan);
+          }
+        } finally {
+          await stopProcess(ceilingServer);
+          rmSync(file, { force: true });
+        }
+      }
+      if (!values.embedded && rows.some((r) => r.stores === count && SPREAD_WORKLOADS[r.workload]!.kind === 'write')) {
+        console.error(`   ceiling: minimal order transaction spread over ${count} stores`);
+        const ceiling = await runJson<LoadResult>('bench/ceiling-orders.ts', {
+          databaseUrl: DATABASE_URL, shape: 'spread', store: stores[0]!.store, customerId: stores[0]!.customerId, addressId: stores[0]!.addressId,
+          productIds: [], rows: ceilingRows(stores), concurrency: CONNECTIONS, warmupSeconds: WARMUP, seconds: SECONDS,
+        } satisfies OrderCeilingPlan);
+        for (const row of rows.filter((r) => r.stores === count && SPREAD_WORKLOADS[r.workload]!.kind === 'write')) row.ceiling = ceiling;
+      }
+    }
+  } finally {
+    await database.close();
+    cleanup();
+  }
+  for (const row of rows) {
+    row.ratio = ratio(row, row.ceiling);
+    const one = rows.find((r) => r.stores === 1 && r.workload === row.workload);
+    row.oneStore = one?.rps ?? null;
+    row.toOneStore = one && row.stores !== 1 ? ratio(row, one) : null;
+  }
+  return { rows, peakRss };
+}
+
 // The server runs as it would be deployed: compiled to JavaScript (`npm run build`), not through
 // tsx, with the node flags of `npm run serve` (they bound its memory).
 await runCommand('npx', ['tsc', '-p', 'tsconfig.build.json']);
 const runs: Array<{ products: number } & Awaited<ReturnType<typeof benchSize>>> = [];
-for (const size of SIZES) runs.push({ products: size, ...(await benchSize(size)) });
+if (!values['spread-only']) for (const size of SIZES) runs.push({ products: size, ...(await benchSize(size)) });
+const spread = STORE_COUNTS.length > 0 && SPREAD_NAMES.length > 0 ? await benchSpread(SIZES[0]!) : null;
 
 /** The commit this run measured, marked when the work tree had changes outside bench/results. */
 function measuredCommit(): string {
@@ -627,11 +781,27 @@ if (runs.length > 1) {
   growth('list-collapsed', find(most, 'list-collapsed'), find(fewest, 'list-collapsed'), `at ${most} vs ${fewest} products`);
 }
 growth('list-deep', find(most, 'list-deep'), find(most, 'list-products'), `(first page) at ${most} products`);
+if (spread) {
+  lines.push(
+    '',
+    `Spread over stores (--products ${SIZES[0]}, each store max(10, products / stores) products; each count on a fresh server; ` +
+      'ceiling: writes the minimal order transaction, reads the bare server, with rows spread over the same stores):',
+    '',
+    '| workload | stores | req/s | p50 ms | p99 ms | errors | queries per request | CPU ms per request | one store req/s | vs one store | ceiling req/s | ratio |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    ...spread.rows.map((r) => `| ${r.workload} | ${r.stores} | ${r.rps} | ${r.p50} | ${r.p99} | ${r.errors} | ${r.queriesPerRequest ?? 'n/a'} | ${r.cpuPerRequest ?? 'n/a'} | ${r.oneStore ?? 'n/a'} | ${r.toOneStore ?? 'n/a'} | ${r.ceiling?.rps ?? 'n/a'} | ${r.ratio ?? 'n/a'} |`),
+    '',
+    `Server peak RSS by store count: ${Object.entries(spread.peakRss).map(([n, mb]) => `${n} stores ${mb} MB`).join(', ')}` +
+      (spread.peakRss[1] && STORE_COUNTS.length > 1 ? ` (${(spread.peakRss[Math.max(...STORE_COUNTS)]! / spread.peakRss[1]).toFixed(2)}x).` : '.'),
+    'Chart: bench/results/latest-spread.svg.',
+  );
+}
 const table = lines.join('\n');
 console.log(table);
-const results = { commit, date: new Date().toISOString(), machine, connections: CONNECTIONS, seconds: SECONDS, warmup: WARMUP, runs };
+const results = { commit, date: new Date().toISOString(), machine, connections: CONNECTIONS, seconds: SECONDS, warmup: WARMUP, runs, spread };
 writeFileSync(join(ROOT, 'bench/results/latest.json'), JSON.stringify(results, null, 2));
 writeFileSync(join(ROOT, 'bench/results/latest.md'), `${table}\n`);
+if (spread) writeFileSync(join(ROOT, 'bench/results/latest-spread.svg'), spreadChart(spread.rows, machine));
 if (runs.some((r) => r.limitedCode && !r.limitedCode.passed)) {
   console.error('the limited-code check failed: the code was used more or fewer times than its limit');
   process.exitCode = 1;
@@ -649,6 +819,10 @@ if (runs.some((r) => r.sellout && !r.sellout.passed)) {
   process.exitCode = 1;
 }
 // A workload whose requests failed measured something else (a pool of carts used up, a fixture of another size).
+for (const row of spread?.rows.filter((x) => x.errors > 0) ?? []) {
+  console.error(`${row.workload} over ${row.stores} stores: ${row.errors} answers were not the expected 2xx`);
+  process.exitCode = 1;
+}
 for (const row of runs.flatMap((r) => r.rows).filter((x) => x.errors > 0)) {
   console.error(`${row.workload} at ${row.products} products: ${row.errors} answers were not the expected 2xx`);
   process.exitCode = 1;

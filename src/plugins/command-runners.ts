@@ -3,13 +3,13 @@
  * combined requests; either way the idempotency key is taken, the events written and the answer
  * kept in the transaction of the work.
  */
-import type { TSchema } from '@sinclair/typebox';
+import type { Static, TSchema } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Executor } from '../db/client.js';
 import { AppError } from '../lib/app-error.js';
 import type { Outcome } from '../lib/keyed-batcher.js';
 import { fingerprintOf, keepAnswers, takeKeys, type Claim, type KeptAnswer } from '../modules/idempotency/index.js';
-import { recordEvents, SYSTEM_ACTOR, type Actor, type EventType, type Recorder } from '../modules/events/index.js';
+import { recordEvents, recordStoreEvents, SYSTEM_ACTOR, type Actor, type EventType, type Recorder } from '../modules/events/index.js';
 import type { Principal } from './authentication.js';
 import { storePrincipalOf } from './authentication.js';
 import type { Input, RoundCommand, TransactionCommand } from './command-types.js';
@@ -131,14 +131,20 @@ export async function runInTransaction<P extends TSchema, B extends TSchema, Q e
   });
 }
 
-/** One round of a round command: the keys, the work, the events and the kept answers, in one transaction. */
+/**
+ * One round of a round command: the keys, the work, the events and the kept answers, in one
+ * transaction, for requests of one store or of several. The work runs store by store, the stores
+ * in one global order (their slugs sorted) and each store's requests in arrival order: every round
+ * takes its locks store by store in that order, and a store's own in its work's order, so rounds
+ * that share stores (in one process or two) never wait on each other in a cycle. Each request is
+ * still decided on its own; the keys, events and answers of all the stores go in one statement each.
+ */
 export async function runRound<P extends TSchema, B extends TSchema, Q extends TSchema, R extends TSchema, J>(
   app: FastifyInstance,
   command: RoundCommand<P, B, Q, R, J>,
   declared: readonly EventType[],
   entries: Array<Entry<J> & { store: string }>,
 ): Promise<Array<Outcome<Answer>>> {
-  const store = entries[0]!.store;
   const needsTransaction = !command.writesOnce || declared.length > 0 || entries.some((e) => e.claim);
   const round = async (tx: Executor) => {
     const answers: Array<Answer | undefined> = entries.map(() => undefined);
@@ -147,21 +153,35 @@ export async function runRound<P extends TSchema, B extends TSchema, Q extends T
     // Two requests of one round with one key: the round's transaction holds it for both, so the later one waits.
     const seen = new Set<string>();
     claimed.forEach(({ claim, i }, n) => {
-      const id = `${claim.caller}\n${claim.key}`;
+      const id = `${claim.store}\n${claim.caller}\n${claim.key}`;
       const state = seen.has(id) ? 'busy' : taken[n]!;
       seen.add(id);
       if (state === 'busy') answers[i] = { refusal: keyInUse() };
       else if (state !== 'free') answers[i] = keptAnswer(state, claim);
     });
-    const events: RecordedEvent[] = [];
+    const events: Array<RecordedEvent & { store: string }> = [];
     const running = entries.flatMap((entry, i) => (answers[i] ? [] : [{ entry, i }]));
     const perJob = running.map(() => [] as RecordedEvent[]);
-    const outcomes = running.length > 0 ? await command.runRound(tx, store, running.map(({ entry }, n) => ({ job: entry.job, record: recorderFor(declared, perJob[n]!, entry.actor) }))) : [];
+    const outcomes: Array<Outcome<Static<R>>> = [];
+    for (const store of [...new Set(running.map((r) => r.entry.store))].sort()) {
+      const mine = running.flatMap((r, n) => (r.entry.store === store ? [n] : []));
+      const jobs = mine.map((n) => ({ job: running[n]!.entry.job, record: recorderFor(declared, perJob[n]!, running[n]!.entry.actor) }));
+      let decided: Array<Outcome<Static<R>>>;
+      try {
+        decided = await command.runRound(tx, store, jobs);
+      } catch (error) {
+        // Without a transaction each store's statement stands alone: a failure is that store's only.
+        // In one, it ends the transaction: the caller runs each store's requests again on their own.
+        if (needsTransaction) throw error;
+        decided = mine.map(() => ({ ok: false, error }));
+      }
+      mine.forEach((n, k) => (outcomes[n] = decided[k]!));
+    }
     const kept: Parameters<typeof keepAnswers>[1] = [];
     running.forEach(({ entry, i }, n) => {
       const outcome = outcomes[n]!;
       if (outcome.ok) {
-        events.push(...perJob[n]!);
+        events.push(...perJob[n]!.map((e) => ({ ...e, store: entry.store })));
         // Only a kept answer is serialized here; the others after the commit, off the round's critical path.
         if (!entry.claim) answers[i] = { value: outcome.value };
         else {
@@ -175,9 +195,37 @@ export async function runRound<P extends TSchema, B extends TSchema, Q extends T
         if (refused.kept && entry.claim) kept.push({ ...entry.claim, ...refused.kept });
       }
     });
-    if (events.length > 0) await recordEvents(tx, store, events);
+    await recordStoreEvents(tx, events);
     await keepAnswers(tx, kept);
     return answers.map((answer): Outcome<Answer> => ({ ok: true, value: answer! }));
   };
   return needsTransaction ? app.db.transaction(round) : round(app.db);
+}
+
+/**
+ * Runs a round of requests of several stores, and when it fails (rolled back, nothing written)
+ * runs each store's requests again in a round of their own: a failure of one store's work never
+ * answers another store's requests.
+ */
+export async function runRoundOfStores<P extends TSchema, B extends TSchema, Q extends TSchema, R extends TSchema, J>(
+  app: FastifyInstance,
+  command: RoundCommand<P, B, Q, R, J>,
+  declared: readonly EventType[],
+  entries: Array<Entry<J> & { store: string }>,
+): Promise<Array<Outcome<Answer>>> {
+  const stores = [...new Set(entries.map((e) => e.store))];
+  try {
+    return await runRound(app, command, declared, entries);
+  } catch (error) {
+    if (stores.length < 2) throw error;
+  }
+  const outcomes: Array<Outcome<Answer>> = [];
+  await Promise.all(
+    stores.map(async (store) => {
+      const mine = entries.flatMap((e, i) => (e.store === store ? [i] : []));
+      const decided = await runRound(app, command, declared, mine.map((i) => entries[i]!)).catch((error: unknown) => mine.map((): Outcome<Answer> => ({ ok: false, error })));
+      mine.forEach((i, k) => (outcomes[i] = decided[k]!));
+    }),
+  );
+  return outcomes;
 }

@@ -15,13 +15,13 @@ import type { Static, TSchema } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import fp from 'fastify-plugin';
 import type { ErrorCode } from '../lib/app-error.js';
-import { FreshCoalescer } from '../lib/fresh-coalescer.js';
+import { FreshBatcher } from '../lib/fresh-batcher.js';
 import { errorResponses } from '../lib/http-schemas.js';
 import { KeyedBatcher } from '../lib/keyed-batcher.js';
-import { markCatalogChanged } from '../modules/stores/index.js';
+import { markCatalogsChanged } from '../modules/stores/index.js';
 import type { Claim } from '../modules/idempotency/index.js';
 import { storePrincipalOf } from './authentication.js';
-import { actorOf, claimOf, runInTransaction, runRound, type Answer, type Entry } from './command-runners.js';
+import { actorOf, claimOf, runInTransaction, runRoundOfStores, type Answer, type Entry } from './command-runners.js';
 import type { Command, Input, ProviderCommand, RoundCommand } from './command-types.js';
 import { toAppError } from './errors.js';
 
@@ -63,9 +63,10 @@ export function registerCommand<P extends TSchema, B extends TSchema, Q extends 
       return { value: await command.perform(input, { db: app.db, log: request.log, actor: actorOf(input.principal), answerWith: (status) => reply.code(status) }) };
     };
   } else if (isRound(command)) {
-    const batcher = new KeyedBatcher<Entry<J> & { store: string }, Answer>((entries) => runRound(app, command, declared, entries));
+    const batcher = new KeyedBatcher<Entry<J> & { store: string }, Answer>((entries) => runRoundOfStores(app, command, declared, entries));
+    const shards = roundShards(app);
     runOne = (request, reply, input, claim) =>
-      batcher.submit(input.store, { job: command.prepare(input), claim, store: input.store, serialize: (v) => String(reply.serialize(v)), requestId: request.id, actor: actorOf(input.principal) });
+      batcher.submit(shards(input.store), { job: command.prepare(input), claim, store: input.store, serialize: (v) => String(reply.serialize(v)), requestId: request.id, actor: actorOf(input.principal) });
   } else {
     runOne = async (request, reply, input, claim) => {
       const answer = await runInTransaction(app, command, declared, request, reply, input, claim);
@@ -124,6 +125,28 @@ export function registerCommand<P extends TSchema, B extends TSchema, Q extends 
 }
 
 /**
+ * Which round a store's request joins. Requests are combined per shard of stores, not per store:
+ * a busy store's requests all fall in one shard (one round at a time, as before), and requests
+ * spread over thousands of quiet stores still share rounds, so each does not pay a transaction,
+ * its keys, its events and its answers alone. Half the pool's connections: rounds of the other
+ * shards, token lookups and catalog bumps keep the rest.
+ */
+function roundShards(app: FastifyInstance): (store: string) => string {
+  const count = roundShardCount(app.config.dbPoolSize);
+  return (store) => String(roundShardOf(store, count));
+}
+
+/** How many shards a process's rounds are keyed by, for a database pool of this size. */
+export const roundShardCount = (poolSize: number) => Math.max(1, Math.ceil(poolSize / 2));
+
+/** The shard of a store's rounds: a hash of its slug, the same in every process. */
+export function roundShardOf(store: string, count: number): number {
+  let hash = 0;
+  for (let i = 0; i < store.length; i++) hash = (Math.imul(hash, 31) + store.charCodeAt(i)) | 0;
+  return (hash >>> 0) % count;
+}
+
+/**
  * Marks a success of a command that does not declare `changesCatalog` as one that changed catalog
  * answers all the same (a cart change that ended a checkout hold): the version is bumped for it.
  * Only for answers that are not kept (no `Idempotency-Key`): the mark is not serialized.
@@ -140,7 +163,7 @@ const changedCatalog = (answer: Answer) =>
 async function bumpCatalog(app: FastifyInstance, request: FastifyRequest, store: string): Promise<void> {
   try {
     const replicas = app.replicaReads;
-    const position = await app.catalogBumps.get(store, () => markCatalogChanged(app.db, store, { position: replicas !== null }));
+    const position = await app.catalogBumps.get(store);
     if (position) replicas?.noteCatalogChange(store, position);
   } catch (error) {
     request.log.error({ err: error }, 'could not bump the catalog version: cached catalog answers may lag until the next change');
@@ -150,14 +173,24 @@ async function bumpCatalog(app: FastifyInstance, request: FastifyRequest, store:
 
 declare module 'fastify' {
   interface FastifyInstance {
-    /** Concurrent bumps of one store share one nextval, started after all of them committed. */
-    catalogBumps: FreshCoalescer<string | undefined>;
+    /**
+     * Bumps asked while one runs make the next one, one statement for all their stores (each once),
+     * started after all of them committed: requests spread over many stores cost one round trip per
+     * round trip, not one per request. Answers the WAL position after it when there are replicas.
+     */
+    catalogBumps: FreshBatcher<string | undefined>;
   }
 }
 
 export default fp(
   async (app: FastifyInstance) => {
-    app.decorate('catalogBumps', new FreshCoalescer<string | undefined>());
+    app.decorate(
+      'catalogBumps',
+      new FreshBatcher<string | undefined>(async (stores) => {
+        const position = await markCatalogsChanged(app.db, stores, { position: app.replicaReads !== null });
+        return new Map(stores.map((store) => [store, position]));
+      }, undefined),
+    );
     app.addHook('onRoute', (route) => {
       const methods = (Array.isArray(route.method) ? route.method : [route.method]).map(String);
       if (!route.url.startsWith('/api/v1/') || !methods.some((m) => WRITE_METHODS.has(m))) return;

@@ -17,6 +17,10 @@ import type { Database } from '../db/client.js';
 import { queryRows } from '../db/client.js';
 import { parseLsn, ReplicaRouter, type Lsn } from '../db/replica.js';
 import { storePrincipalOf } from './authentication.js';
+import { BoundedMap } from '../lib/bounded-map.js';
+
+/** How many stores' catalog versions one process remembers (docs/performance.md, Memory). */
+export const STORES_REMEMBERED = 10_000;
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -39,7 +43,8 @@ interface VersionSeen {
 export class ReplicaReads {
   /** Per store, the primary's position after this process's last change of its catalog. */
   private readonly changes = new Map<string, { lsn: Lsn; at: number }>();
-  private readonly versions = new Map<string, VersionSeen>();
+  // Bounded: a store forgotten here only has its next replica answer not cached (no floor known yet).
+  private readonly versions = new BoundedMap<string, VersionSeen>(STORES_REMEMBERED);
   private sweptAt = 0;
 
   constructor(readonly router: ReplicaRouter) {}

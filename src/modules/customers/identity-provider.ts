@@ -13,6 +13,10 @@ import type { Database } from '../../db/client.js';
 import { AppError } from '../../plugins/errors.js';
 import { findIssuerRegistrations, type CustomerAuthMatch, type JwkSet } from './customer-auth-repository.js';
 import { KeySetUnavailable, remoteKeySet, type RemoteKeySetOptions } from './jwks-fetch.js';
+import { BoundedMap } from '../../lib/bounded-map.js';
+
+/** How many stores' identity-provider key sets one process keeps (docs/performance.md, Memory). */
+export const KEY_SETS_REMEMBERED = 1000;
 
 export const JWT_ALGORITHMS = ['RS256', 'ES256', 'EdDSA'];
 const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
@@ -37,7 +41,8 @@ export interface IdentityProviderOptions extends Pick<RemoteKeySetOptions, 'time
 
 export class IdentityProviders {
   /** Key sets per store, rebuilt when the store's settings change (their `updatedAt`). */
-  private readonly keySets = new Map<string, { version: string; getKey: JWTVerifyGetKey }>();
+  // At most KEY_SETS_REMEMBERED stores' (the least recently used rebuilt when asked again).
+  private readonly keySets = new BoundedMap<string, { version: string; getKey: JWTVerifyGetKey }>(KEY_SETS_REMEMBERED);
   private readonly sharedIssuers: Set<string>;
 
   constructor(

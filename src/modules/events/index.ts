@@ -1,9 +1,9 @@
 /** The events module's public interface: recording events (the write pipeline does it) and their types. */
 import type { Database, Executor } from '../../db/client.js';
-import { recordEvents } from './repository.js';
+import { recordEvents, recordStoreEvents } from './repository.js';
 import { SYSTEM_ACTOR, type Actor, type EventType } from './types.js';
 
-export { recordEvents };
+export { recordEvents, recordStoreEvents };
 export { recordTestEvent, purgeOldEvents } from './repository.js';
 export { eventView } from './service.js';
 export { Event } from './schemas.js';

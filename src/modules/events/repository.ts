@@ -54,6 +54,25 @@ export async function recordEvents(tx: Executor, store: string, list: Array<{ ty
   return rows.map((r) => r.id);
 }
 
+/**
+ * `recordEvents` for the events of several stores (a round of requests of many stores), with one
+ * statement: each store's events in their order, each delivered to its own store's endpoints.
+ */
+export async function recordStoreEvents(tx: Executor, list: Array<{ store: string; type: EventType; data: unknown; actor: Actor }>): Promise<void> {
+  if (list.length === 0) return;
+  await tx.execute(
+    sql`with e as (
+          insert into events (store, type, data, actor)
+          select x.store, x.type, x.data, x.actor
+          from rows from (jsonb_to_recordset(${jsonb(list)}) as (store text, type text, data jsonb, actor jsonb)) with ordinality as x(store, type, data, actor, n)
+          order by x.n
+          returning id, type, store)
+        insert into webhook_deliveries (store, endpoint_id, event_id)
+        select e.store, w.id, e.id from e join webhook_endpoints w
+          on w.store = e.store and not w.disabled and (e.type = any(w.events) or '*' = any(w.events))`,
+  );
+}
+
 /** A `webhook.test` event with one delivery, to that endpoint only. */
 export async function recordTestEvent(tx: Executor, store: string, endpointId: string, data: unknown, actor: Actor = SYSTEM_ACTOR): Promise<EventRow> {
   const [row] = await queryRows<EventRow>(

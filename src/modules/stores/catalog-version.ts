@@ -6,7 +6,7 @@
  * answer, in any process, reads the new version and never an answer computed before the change.
  */
 import { sql, type SQLWrapper } from 'drizzle-orm';
-import { queryRows, type Executor } from '../../db/client.js';
+import { jsonb, queryRows, type Executor } from '../../db/client.js';
 
 /** The store's version sequence, as a regclass expression over a store slug. */
 export const versionSequence = (store: SQLWrapper | string) => sql`quote_ident('catalog_version_' || ${store})::regclass`;
@@ -30,4 +30,17 @@ export async function markCatalogChanged(db: Executor, store: string, { position
   }
   const [row] = await queryRows<{ lsn: string }>(db, sql`select nextval(${versionSequence(store)}), pg_current_wal_insert_lsn()::text as lsn`);
   return row?.lsn;
+}
+
+/**
+ * `markCatalogChanged` for several stores with one statement (the write pipeline bumps the stores of
+ * a round of requests together). The WAL position, when asked, is read after every bump.
+ */
+export async function markCatalogsChanged(db: Executor, stores: string[], { position = false } = {}): Promise<string | undefined> {
+  const [row] = await queryRows<{ lsn: string | null }>(
+    db,
+    sql`select count(nextval(${versionSequence(sql`s.store`)})) as bumped, ${position ? sql`pg_current_wal_insert_lsn()::text` : sql`null::text`} as lsn
+        from jsonb_array_elements_text(${jsonb(stores)}) as s(store)`,
+  );
+  return row?.lsn ?? undefined;
 }

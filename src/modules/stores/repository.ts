@@ -2,7 +2,7 @@ import { and, eq, gt, isNull, ne, or, sql } from 'drizzle-orm';
 import { queryRows, type Database, type Executor } from '../../db/client.js';
 import { stores, tokens } from '../../db/schema.js';
 import type { TokenKind } from './tokens.js';
-import { FreshCoalescer } from '../../lib/fresh-coalescer.js';
+import { FreshBatcher } from '../../lib/fresh-batcher.js';
 import { catalogVersionOf } from './catalog-version.js';
 
 export type StoreRow = typeof stores.$inferSelect;
@@ -41,37 +41,49 @@ export async function insertToken(
   return row!;
 }
 
+type ActiveToken = { id: string; kind: TokenRow['kind']; customerId: string | null; guest: boolean; catalogVersion: number };
+
+/**
+ * Every request runs this query, for its token: the lookups asked while one runs make the next one
+ * (FreshBatcher), one statement for the tokens of many stores, each token once. With one busy store
+ * that is one lookup per round trip, as before; with requests spread over thousands of stores it is
+ * still one, instead of one per request.
+ */
+const tokenLookups = new WeakMap<Database, FreshBatcher<ActiveToken | undefined>>();
+
+// Built once per database and prepared on the server (one plan for every batch): the batch's
+// (store, hash) pairs go as one JSON parameter.
 function tokenLookup(db: Database) {
+  const wanted = sql`rows from (jsonb_to_recordset(${sql.placeholder('wanted')}::jsonb) as (store text, hash text)) with ordinality as x(store, hash, n)`;
   return db
-    .select({ id: tokens.id, kind: tokens.kind, customerId: tokens.customerId, guest: tokens.guest, catalogVersion: catalogVersionOf(tokens.store) })
+    .select({ n: sql<number>`x.n::int`, id: tokens.id, kind: tokens.kind, customerId: tokens.customerId, guest: tokens.guest, catalogVersion: catalogVersionOf(tokens.store) })
     .from(tokens)
-    .where(
-      and(
-        eq(tokens.store, sql.placeholder('store')),
-        eq(tokens.secretHash, sql.placeholder('hash')),
-        isNull(tokens.revokedAt),
-        or(isNull(tokens.expiresAt), gt(tokens.expiresAt, sql`now()`)),
-      ),
-    )
+    .innerJoin(wanted, sql`${tokens.store} = x.store and ${tokens.secretHash} = x.hash`)
+    .where(and(isNull(tokens.revokedAt), or(isNull(tokens.expiresAt), gt(tokens.expiresAt, sql`now()`))))
     .prepare('storefront_token_lookup');
 }
 
-type ActiveToken = { id: string; kind: TokenRow['kind']; customerId: string | null; guest: boolean; catalogVersion: number };
+async function lookUpTokens(query: ReturnType<typeof tokenLookup>, keys: string[]): Promise<Map<string, ActiveToken>> {
+  const wanted = keys.map((k) => {
+    const [store, hash] = k.split('\u0000');
+    return { store, hash };
+  });
+  const rows = await query.execute({ wanted: JSON.stringify(wanted) });
+  return new Map(rows.map(({ n, ...token }) => [keys[Number(n) - 1]!, token]));
+}
 
-// Every request runs this query: it is built once per database, prepared on the server, and
-// shared among the requests of one token that wait for it at the same time.
-const preparedLookups = new WeakMap<Database, { query: ReturnType<typeof tokenLookup>; coalescer: FreshCoalescer<ActiveToken | undefined> }>();
-
-/** A live (not revoked, not expired) token, with its store's catalog version: one indexed query per request does both. */
+/** A live (not revoked, not expired) token, with its store's catalog version: one indexed query per lookup does both. */
 export async function findActiveToken(
   db: Database,
   store: string,
   secretHash: string,
 ): Promise<ActiveToken | undefined> {
-  let lookup = preparedLookups.get(db);
-  if (!lookup) preparedLookups.set(db, (lookup = { query: tokenLookup(db), coalescer: new FreshCoalescer() }));
-  const { query } = lookup;
-  return lookup.coalescer.get(`${store}\u0000${secretHash}`, async () => (await query.execute({ store, hash: secretHash }))[0]);
+  let lookups = tokenLookups.get(db);
+  if (!lookups) {
+    const query = tokenLookup(db);
+    tokenLookups.set(db, (lookups = new FreshBatcher<ActiveToken | undefined>((keys) => lookUpTokens(query, keys), undefined)));
+  }
+  return lookups.get(`${store}\u0000${secretHash}`);
 }
 
 /** Revokes one token of the store (of one kind, when given). */
