@@ -45,13 +45,18 @@ export async function groupMembers(db: Executor, store: string, group: string): 
 
 /**
  * Inserts every new product with one statement (a field one of them omits takes its column's
- * default) and answers each one's id by its slug, which is unique among them.
+ * default) and answers each one's id by its slug, which is unique among them. Each is created a
+ * millisecond after the one before, ending at the transaction's time: lists oldest first (the
+ * group view, its `options`) then show them in the order given, as when they were made one by one.
  */
 export async function insertProducts(db: Executor, store: string, rows: ProductWrite[]): Promise<Map<string, string>> {
   if (rows.length === 0) return new Map();
   const keys = [...new Set(rows.flatMap((row) => Object.entries(row).filter(([, v]) => v !== undefined).map(([k]) => k)))] as Array<keyof ProductWrite>;
-  const columns = sql.raw(['store', ...keys.map((k) => PRODUCT_COLUMN_NAMES[k])].join(', '));
-  const values = rows.map((row) => sql`(${sql.join([sql`${store}`, ...keys.map((k) => (row[k] === undefined ? sql`default` : productValue(k, row[k])))], sql`, `)})`);
+  const columns = sql.raw(['store', 'created_at', ...keys.map((k) => PRODUCT_COLUMN_NAMES[k])].join(', '));
+  const values = rows.map((row, i) => {
+    const createdAt = sql`now() - ${rows.length - 1 - i} * interval '1 millisecond'`;
+    return sql`(${sql.join([sql`${store}`, createdAt, ...keys.map((k) => (row[k] === undefined ? sql`default` : productValue(k, row[k])))], sql`, `)})`;
+  });
   const inserted = await queryRows<{ id: string; slug: string }>(db, sql`insert into products (${columns}) values ${sql.join(values, sql`, `)} returning id, slug`);
   return new Map(inserted.map((r) => [r.slug, r.id]));
 }
