@@ -37,6 +37,7 @@ async function rows(s: TestStore) {
 
 test('100 variants in one request: every product created in the group, answered in order, one event each', async () => {
   const s = await createStore(t);
+  assert.equal((await t.request('GET', '/api/v1/product-groups/tote', { token: s.storefront })).status, 404, 'read (and cached) before the save');
   const r = await save(s, 'tote', sizes('tote', 100));
   assert.equal(r.status, 200, r.text);
   assert.equal(r.json.group, 'tote');
