@@ -110,7 +110,26 @@ describe('the dashboard in Chromium', { skip }, () => {
     assert.match(image, new RegExp(`^/api/images/${s.slug}/`));
     assert.equal((await t.app.inject({ method: 'GET', url: image })).statusCode, 200, 'the uploaded photo is served');
 
+    // The item's variants edited together: a new price, a size added, one save (all or none).
+    await page.goto(`${base}/admin/#/products/${group.json.group.products[0].id}`);
+    const variantsForm = page.getByRole('form', { name: 'Variants of the group' });
+    await variantsForm.locator('input[name=group-1-price]').waitFor();
+    await variantsForm.locator('input[name=group-1-price]').fill('52.00');
+    await variantsForm.locator('input[name=group-0-sku]').fill('');
+    await variantsForm.getByRole('button', { name: 'Add variant' }).click();
+    await variantsForm.locator('input[name=group-2-value]').fill('L');
+    await variantsForm.getByRole('button', { name: 'Save variants' }).click();
+    await fieldError(page, 'variants.0.sku').filter({ hasText: 'required' }).waitFor();
+    assert.equal((await t.request('GET', '/api/v1/product-groups/linen-shirt', { token: s.storefront })).json.group.products.length, 2, 'the refused save wrote nothing');
+    await variantsForm.locator('input[name=group-0-sku]').fill('LIN-S');
+    await variantsForm.getByRole('button', { name: 'Save variants' }).click();
+    await page.getByRole('status').filter({ hasText: 'Saved 3 variants' }).waitFor();
+    await shot(page, 'variants');
+    const edited = (await t.request('GET', '/api/v1/product-groups/linen-shirt', { token: s.storefront })).json.group;
+    assert.deepEqual(edited.products.map((p: { options: { Size: string }; price: number }) => [p.options.Size, p.price]), [['S', 4990], ['M', 5200], ['L', 4990]]);
+
     // A refusal shown beside its field: a price that is not one.
+    await page.goto(`${base}/admin/#/products`);
     await page.getByRole('button', { name: 'New product' }).click();
     await page.locator('input[name=name]').fill('Tote again');
     await page.locator('input[name=slug]').fill('canvas-tote');

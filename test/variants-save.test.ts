@@ -75,7 +75,10 @@ test('changes and creations together: an entry with id changes that product and 
   assert.equal(black.status, 'DRAFT', 'a new product is a draft unless told');
   const types = (await eventsOf(s, ['product.created', 'product.updated', 'product.back_in_stock'])).map((e) => e.type);
   assert.deepEqual(types.slice(-3), ['product.updated', 'product.back_in_stock', 'product.created'], 'a stock change that crosses zero is told as a single PATCH tells it');
-  // Changing them again: the same combination given by two entries is refused, swapping names is not needed.
+  // The admin list of a group: every product of it, drafts too (what the dashboard edits together).
+  const listed = await t.request('GET', '/api/v1/admin/products?group=mug', { token: s.admin });
+  assert.deepEqual(listed.json.products.map((p: { slug: string }) => p.slug).sort(), ['mug-black', 'mug-white']);
+  assert.equal(listed.json.total, 2);
   const again = await save(s, 'mug', [{ id: white.id, price: 1250 }, { id: black.id, price: 1350 }]);
   assert.equal(again.status, 200, again.text);
   assert.deepEqual(again.json.products.map((p: { price: number }) => p.price), [1250, 1350]);

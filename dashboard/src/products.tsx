@@ -1,6 +1,7 @@
 /** Products: the list (search, status, cursor paging) and the editor (fields, photos, variants saved in one request). */
 import { useEffect, useRef, useState, type DragEvent, type FormEvent } from 'react';
 import { api, ok, Refusal, uploadImage, type Schemas } from './api.js';
+import { GroupVariants } from './group-variants.js';
 import { Field, go, money, newKey, PAGE, Problem, slugify, toCents, useAction } from './ui.js';
 
 type Product = Schemas['AdminProduct'];
@@ -107,6 +108,8 @@ export function ProductEditor({ id }: { id: string | null }) {
   const [optionName, setOptionName] = useState('Size');
   const [variants, setVariants] = useState<VariantRow[]>([]);
   const [saved, setSaved] = useState('');
+  // The product as last read or saved: its group's variants are edited below the form.
+  const [current, setCurrent] = useState<Product | null>(null);
   const { refusal, busy, run } = useAction();
   // One key per attempt: kept when no answer came (a retry then cannot save twice), new after an answer.
   const saveKey = useRef(newKey());
@@ -114,6 +117,7 @@ export function ProductEditor({ id }: { id: string | null }) {
     if (!id) return;
     run(async () => {
       const { product } = ok(await api.GET('/api/v1/admin/products/{id}', { params: { path: { id } } }));
+      setCurrent(product);
       setForm({ name: product.name, slug: product.slug, sku: product.sku, price: money(product.price), quantity: String(product.quantity), status: product.status as 'DRAFT' | 'ACTIVE', description: product.description ?? '', group: product.group ?? '', options: Object.entries(product.options ?? {}).map(([k, v]) => `${k}=${v}`).join(', ') });
       setImages(product.images.map((i) => ({ url: i.url, alt: i.alt ?? '' })));
     });
@@ -128,7 +132,7 @@ export function ProductEditor({ id }: { id: string | null }) {
     run(async () => {
       const base = { name: form.name, sku: form.sku, price: toCents(form.price), quantity: Number(form.quantity), status: form.status, description: form.description, images };
       if (id) {
-        ok(await api.PATCH('/api/v1/admin/products/{id}', { params: { path: { id } }, body: { ...base, slug: form.slug, group: form.group || null, options: options() } }));
+        setCurrent(ok(await api.PATCH('/api/v1/admin/products/{id}', { params: { path: { id } }, body: { ...base, slug: form.slug, group: form.group || null, options: options() } })).product);
         setSaved('Saved.');
         return;
       }
@@ -157,57 +161,60 @@ export function ProductEditor({ id }: { id: string | null }) {
   const imagesRefused = ['images', ...alsoVariants('images')].map((name) => refusal?.field(name)).find(Boolean);
   const shown = [...PRODUCT_FIELDS, ...variants.flatMap((_, i) => ['name', 'status', 'description', 'images', ...VARIANT_INPUTS.flatMap((input) => input.fields)].map((f) => `variants.${i}.${f}`))];
   return (
-    <form onSubmit={submit} aria-label="Product">
-      <div className="row" style={{ justifyContent: 'space-between' }}>
-        <h1>{id ? form.name || 'Product' : 'New product'}</h1>
-        <div className="row"><a href="#/products">Back to products</a><button className="primary" disabled={busy}>Save</button></div>
-      </div>
-      <Problem refusal={refusal} shown={shown} />
-      {saved && <div className="notice" role="status">{saved}</div>}
-      <div className="panel grid2">
-        <Field label="Name" name="name" also={alsoVariants('name')} refusal={refusal}><input name="name" required value={form.name} onChange={set('name')} /></Field>
-        <Field label="Slug" name="slug" refusal={refusal}><input name="slug" placeholder={slugify(form.name)} value={form.slug} onChange={set('slug')} /></Field>
-        <Field label={variants.length ? 'SKU (prefix of the variants\' SKUs)' : 'SKU'} name="sku" refusal={refusal}><input name="sku" required value={form.sku} onChange={set('sku')} /></Field>
-        <Field label={variants.length ? 'Price (of a variant without its own)' : 'Price'} name="price" refusal={refusal}><input name="price" inputMode="decimal" required value={form.price} onChange={set('price')} /></Field>
-        {variants.length === 0 && <Field label="Stock" name="quantity" refusal={refusal}><input name="quantity" type="number" min={0} value={form.quantity} onChange={set('quantity')} /></Field>}
-        <Field label="Status" name="status" also={alsoVariants('status')} refusal={refusal}>
-          <select name="status" value={form.status} onChange={set('status')}><option value="DRAFT">Draft</option><option value="ACTIVE">Active</option></select>
-        </Field>
-        {id && <Field label="Group" name="group" refusal={refusal}><input name="group" value={form.group} onChange={set('group')} /></Field>}
-        {id && <Field label="Options (Name=Value, …)" name="options" refusal={refusal}><input name="options" value={form.options} onChange={set('options')} /></Field>}
-      </div>
-      <div className="panel">
-        <Field label="Description (HTML)" name="description" also={alsoVariants('description')} refusal={refusal}><textarea name="description" rows={4} value={form.description} onChange={set('description')} /></Field>
-      </div>
-      <h2>Photos</h2>
-      <div className="panel">
-        <Photos images={images} onChange={setImages} />
-        {imagesRefused && <span className="field-error" role="alert">{imagesRefused}</span>}
-      </div>
-      {!id && (
-        <>
-          <h2>Variants</h2>
-          <div className="panel">
-            <p className="muted">Leave empty for a single product. Each variant becomes a product of one group, with its own SKU, price and stock; they are saved together, or not at all.</p>
-            <div className="row">
-              <label>Option name<input name="optionName" value={optionName} onChange={(e) => setOptionName(e.target.value)} /></label>
-              <button type="button" onClick={() => setVariants([...variants, { value: '', sku: '', price: '', quantity: '0' }])}>Add variant</button>
-            </div>
-            {variants.map((v, i) => (
-              <div className="row variant" key={i}>
-                {VARIANT_INPUTS.map(({ key, fields }) => (
-                  <Field key={key} label={key === 'value' ? optionName || 'Value' : key === 'quantity' ? 'Stock' : key === 'sku' ? 'SKU' : 'Price'} name={`variants.${i}.${fields[0]}`} also={fields.slice(1).map((f) => `variants.${i}.${f}`)} refusal={refusal}>
-                    <input name={`variant-${i}-${key}`} value={v[key]} required={key === 'value'} inputMode={key === 'price' ? 'decimal' : key === 'quantity' ? 'numeric' : undefined}
-                      placeholder={key === 'sku' ? `${form.sku}-${v.value}` : key === 'price' ? form.price : undefined}
-                      onChange={(e) => setVariants(variants.map((w, j) => (j === i ? { ...w, [key]: e.target.value } : w)))} />
-                  </Field>
-                ))}
-                <button type="button" className="danger" aria-label={`Remove variant ${i + 1}`} onClick={() => setVariants(variants.filter((_, j) => j !== i))}>Remove</button>
+    <>
+      <form onSubmit={submit} aria-label="Product">
+        <div className="row" style={{ justifyContent: 'space-between' }}>
+          <h1>{id ? form.name || 'Product' : 'New product'}</h1>
+          <div className="row"><a href="#/products">Back to products</a><button className="primary" disabled={busy}>Save</button></div>
+        </div>
+        <Problem refusal={refusal} shown={shown} />
+        {saved && <div className="notice" role="status">{saved}</div>}
+        <div className="panel grid2">
+          <Field label="Name" name="name" also={alsoVariants('name')} refusal={refusal}><input name="name" required value={form.name} onChange={set('name')} /></Field>
+          <Field label="Slug" name="slug" refusal={refusal}><input name="slug" placeholder={slugify(form.name)} value={form.slug} onChange={set('slug')} /></Field>
+          <Field label={variants.length ? 'SKU (prefix of the variants\' SKUs)' : 'SKU'} name="sku" refusal={refusal}><input name="sku" required value={form.sku} onChange={set('sku')} /></Field>
+          <Field label={variants.length ? 'Price (of a variant without its own)' : 'Price'} name="price" refusal={refusal}><input name="price" inputMode="decimal" required value={form.price} onChange={set('price')} /></Field>
+          {variants.length === 0 && <Field label="Stock" name="quantity" refusal={refusal}><input name="quantity" type="number" min={0} value={form.quantity} onChange={set('quantity')} /></Field>}
+          <Field label="Status" name="status" also={alsoVariants('status')} refusal={refusal}>
+            <select name="status" value={form.status} onChange={set('status')}><option value="DRAFT">Draft</option><option value="ACTIVE">Active</option></select>
+          </Field>
+          {id && <Field label="Group" name="group" refusal={refusal}><input name="group" value={form.group} onChange={set('group')} /></Field>}
+          {id && <Field label="Options (Name=Value, …)" name="options" refusal={refusal}><input name="options" value={form.options} onChange={set('options')} /></Field>}
+        </div>
+        <div className="panel">
+          <Field label="Description (HTML)" name="description" also={alsoVariants('description')} refusal={refusal}><textarea name="description" rows={4} value={form.description} onChange={set('description')} /></Field>
+        </div>
+        <h2>Photos</h2>
+        <div className="panel">
+          <Photos images={images} onChange={setImages} />
+          {imagesRefused && <span className="field-error" role="alert">{imagesRefused}</span>}
+        </div>
+        {!id && (
+          <>
+            <h2>Variants</h2>
+            <div className="panel">
+              <p className="muted">Leave empty for a single product. Each variant becomes a product of one group, with its own SKU, price and stock; they are saved together, or not at all.</p>
+              <div className="row">
+                <label>Option name<input name="optionName" value={optionName} onChange={(e) => setOptionName(e.target.value)} /></label>
+                <button type="button" onClick={() => setVariants([...variants, { value: '', sku: '', price: '', quantity: '0' }])}>Add variant</button>
               </div>
-            ))}
-          </div>
-        </>
-      )}
-    </form>
+              {variants.map((v, i) => (
+                <div className="row variant" key={i}>
+                  {VARIANT_INPUTS.map(({ key, fields }) => (
+                    <Field key={key} label={key === 'value' ? optionName || 'Value' : key === 'quantity' ? 'Stock' : key === 'sku' ? 'SKU' : 'Price'} name={`variants.${i}.${fields[0]}`} also={fields.slice(1).map((f) => `variants.${i}.${f}`)} refusal={refusal}>
+                      <input name={`variant-${i}-${key}`} value={v[key]} required={key === 'value'} inputMode={key === 'price' ? 'decimal' : key === 'quantity' ? 'numeric' : undefined}
+                        placeholder={key === 'sku' ? `${form.sku}-${v.value}` : key === 'price' ? form.price : undefined}
+                        onChange={(e) => setVariants(variants.map((w, j) => (j === i ? { ...w, [key]: e.target.value } : w)))} />
+                    </Field>
+                  ))}
+                  <button type="button" className="danger" aria-label={`Remove variant ${i + 1}`} onClick={() => setVariants(variants.filter((_, j) => j !== i))}>Remove</button>
+                </div>
+              ))}
+            </div>
+          </>
+        )}
+      </form>
+    {current?.group && <GroupVariants key={`${current.id}-${current.updatedAt}-${current.group}`} group={current.group} template={current} />}
+    </>
   );
 }

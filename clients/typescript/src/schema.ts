@@ -5224,12 +5224,14 @@ export interface operations {
                 limit?: number;
                 /** @description rows to skip (not with after) */
                 offset?: number;
-                /** @description the nextCursor of the previous page, with the same status and q: a page as fast at row 100,000 as at row 1 */
+                /** @description the nextCursor of the previous page, with the same status, q and group: a page as fast at row 100,000 as at row 1 */
                 after?: string;
                 /** @description DRAFT or ACTIVE */
                 status?: "DRAFT" | "ACTIVE";
                 /** @description search words, e.g. "linen shir": all must match a word, or the start of one, of the name, sku or description (case and accents ignored; one-letter typos in name words of 5+ letters) */
                 q?: string;
+                /** @description only the products of this group (any status), e.g. to edit an item's variants */
+                group?: string;
             };
             header?: {
                 /** @description Your id for this request, echoed back and logged; anything else than 1..128 of `A-Za-z0-9._-` is replaced by a new one. */

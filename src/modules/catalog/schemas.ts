@@ -202,9 +202,10 @@ export const AdminListProductsQuery = Type.Object(
     limit: Type.Optional(Limit),
     // No default, as on the storefront list: `after` with any `offset` is refused.
     offset: Type.Optional(Type.Integer({ minimum: 0, maximum: 10_000_000, description: 'rows to skip (not with after)' })),
-    after: Type.Optional(Type.String({ minLength: 1, maxLength: 2000, description: 'the nextCursor of the previous page, with the same status and q: a page as fast at row 100,000 as at row 1' })),
+    after: Type.Optional(Type.String({ minLength: 1, maxLength: 2000, description: 'the nextCursor of the previous page, with the same status, q and group: a page as fast at row 100,000 as at row 1' })),
     status: Type.Optional(ProductStatus),
     q: Type.Optional(SearchQuery),
+    group: Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: 'only the products of this group (any status), e.g. to edit an item\'s variants' })),
   },
   { additionalProperties: false },
 );
