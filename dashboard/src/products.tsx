@@ -20,7 +20,7 @@ export function Products() {
   const first = cursors.length * PAGE;
   return (
     <>
-      <div className="row" style={{ justifyContent: 'space-between' }}>
+      <div className="row spread">
         <h1>Products</h1>
         <button className="primary" onClick={() => go('/products/new')}>New product</button>
       </div>
@@ -35,12 +35,12 @@ export function Products() {
       <Problem refusal={refusal} />
       <div className="table-wrap">
         <table data-page={cursors.length + 1}>
-          <thead><tr><th>Name</th><th className="hide-narrow">SKU</th><th>Price</th><th>Stock</th><th>Status</th></tr></thead>
+          <thead><tr><th>Name</th><th className="hide-narrow">SKU</th><th className="num">Price</th><th className="num">Stock</th><th>Status</th></tr></thead>
           <tbody>
             {list?.products.map((p) => (
               <tr key={p.id} className="link" tabIndex={0} onClick={() => go(`/products/${p.id}`)} onKeyDown={(e) => e.key === 'Enter' && go(`/products/${p.id}`)}>
                 <td>{p.name}{Object.keys(p.options ?? {}).length > 0 && <div className="muted">{Object.entries(p.options).map(([k, v]) => `${k}: ${v}`).join(', ')}</div>}</td>
-                <td className="hide-narrow">{p.sku}</td><td>{money(p.price)}</td><td>{p.quantity}</td><td><span className={`badge ${p.status}`}>{p.status}</span></td>
+                <td className="hide-narrow">{p.sku}</td><td className="num">{money(p.price)}</td><td className="num">{p.quantity}{p.held > 0 && <span className="muted"> ({p.held} held)</span>}</td><td><span className={`badge ${p.status}`}>{p.status}</span></td>
               </tr>
             ))}
           </tbody>
@@ -163,7 +163,7 @@ export function ProductEditor({ id }: { id: string | null }) {
   return (
     <>
       <form onSubmit={submit} aria-label="Product">
-        <div className="row" style={{ justifyContent: 'space-between' }}>
+        <div className="row spread">
           <h1>{id ? form.name || 'Product' : 'New product'}</h1>
           <div className="row"><a href="#/products">Back to products</a><button className="primary" disabled={busy}>Save</button></div>
         </div>
