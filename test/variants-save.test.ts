@@ -79,9 +79,15 @@ test('changes and creations together: an entry with id changes that product and 
   const listed = await t.request('GET', '/api/v1/admin/products?group=mug', { token: s.admin });
   assert.deepEqual(listed.json.products.map((p: { slug: string }) => p.slug).sort(), ['mug-black', 'mug-white']);
   assert.equal(listed.json.total, 2);
-  const again = await save(s, 'mug', [{ id: white.id, price: 1250 }, { id: black.id, price: 1350 }]);
+  const again = await save(s, 'mug', [
+    { id: white.id, price: 1250, originalPrice: 1500, options: { Color: 'Snow' } },
+    { id: black.id, price: 1350, originalPrice: null, options: { Color: 'Black' } },
+    { name: 'Mug', slug: 'mug-white-2', sku: 'MUG-W2', price: 1200, quantity: 1, options: { Color: 'White' } },
+  ]);
   assert.equal(again.status, 200, again.text);
-  assert.deepEqual(again.json.products.map((p: { price: number }) => p.price), [1250, 1350]);
+  assert.deepEqual(again.json.products.map((p: { price: number; originalPrice: number | null; options: object }) => [p.price, p.originalPrice, p.options]), [
+    [1250, 1500, { Color: 'Snow' }], [1350, null, { Color: 'Black' }], [1200, null, { Color: 'White' }],
+  ], 'changes in one statement (a null among them), and a combination one gives up taken by a new one');
 });
 
 test('one bad variant refuses all and changes nothing; the problem names its index and field', async () => {

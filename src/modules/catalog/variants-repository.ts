@@ -3,7 +3,8 @@
  * of variants (one insert for every new product, one read for every answer), so saving 100 costs
  * about what saving one does.
  */
-import { sql } from 'drizzle-orm';
+import { getTableColumns, sql } from 'drizzle-orm';
+import { products } from '../../db/schema.js';
 import { queryRows, valueList, type Executor } from '../../db/client.js';
 import { PRODUCT_COLUMN_NAMES, productColumns, productValue } from './visibility.js';
 import { productCounts, type ProductWithCounts, type ProductWrite } from './repository.js';
@@ -59,6 +60,36 @@ export async function insertProducts(db: Executor, store: string, rows: ProductW
   });
   const inserted = await queryRows<{ id: string; slug: string }>(db, sql`insert into products (${columns}) values ${sql.join(values, sql`, `)} returning id, slug`);
   return new Map(inserted.map((r) => [r.slug, r.id]));
+}
+
+const COLUMNS = getTableColumns(products);
+
+/**
+ * Applies each product's fields, with one statement per set of fields given (a dashboard's save
+ * gives every product the same fields: one statement for all of them). Answers how many rows
+ * changed; the products are locked already (`lockProducts`).
+ */
+export async function updateProducts(db: Executor, store: string, rows: Array<ProductWrite & { id: string }>): Promise<number> {
+  const bySet = new Map<string, Array<ProductWrite & { id: string }>>();
+  for (const row of rows) {
+    const keys = Object.keys(row).filter((k) => k !== 'id' && row[k as keyof ProductWrite] !== undefined).sort().join(',');
+    bySet.set(keys, [...(bySet.get(keys) ?? []), row]);
+  }
+  let changed = 0;
+  for (const [signature, group] of bySet) {
+    const keys = (signature ? signature.split(',') : []) as Array<keyof ProductWrite>;
+    // VALUES has no column types of its own: each value says its column's.
+    const values = group.map((row) => sql`(${sql.join([sql`${row.id}::uuid`, ...keys.map((k) => sql`${productValue(k, row[k])}::${sql.raw(COLUMNS[k].getSQLType())}`)], sql`, `)})`);
+    const names = sql.raw(['id', ...keys.map((k) => `v_${PRODUCT_COLUMN_NAMES[k]}`)].join(', '));
+    const sets = sql.raw([...keys.map((k) => `${PRODUCT_COLUMN_NAMES[k]} = v.v_${PRODUCT_COLUMN_NAMES[k]}`), 'updated_at = now()'].join(', '));
+    const updated = await queryRows<{ id: string }>(
+      db,
+      sql`update products p set ${sets} from (values ${sql.join(values, sql`, `)}) as v(${names})
+          where p.store = ${store} and p.id = v.id and p.deleted_at is null returning p.id`,
+    );
+    changed += updated.length;
+  }
+  return changed;
 }
 
 /** The non-deleted products of these ids with their counts, as the admin API answers them. */

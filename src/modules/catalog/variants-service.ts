@@ -11,7 +11,6 @@ import type { ErrorCode } from '../../lib/app-error.js';
 import type { Recorder } from '../events/index.js';
 import { recordStockCrossing } from './admin-service.js';
 import { withHeld } from './held.js';
-import * as products from './repository.js';
 import * as variants from './variants-repository.js';
 import type { SaveVariantsBody, VariantWrite } from './schemas.js';
 import { nfcOptions, optionsKey, repeatedOptionName, sameOptionsConflict } from './variant-rules.js';
@@ -64,11 +63,9 @@ export async function saveVariants(tx: Executor, record: Recorder, store: string
 
   try {
     // Changes first: a slug or a combination one of them gives up may be taken by a new one.
-    for (const [i, entry] of entries.entries()) {
-      if (!entry.id) continue;
-      const { id, ...fields } = entry;
-      if (!(await products.updateProduct(tx, store, id.toLowerCase(), { ...fields, group }))) refuse('NOT_FOUND', [{ field: fieldOf(i, 'id'), message: `no product ${id} in this store` }]);
-    }
+    const changes = entries.flatMap((entry) => (entry.id ? [{ ...entry, id: entry.id.toLowerCase(), group }] : []));
+    // Every product is locked and exists (checked above), so each change finds its row.
+    if ((await variants.updateProducts(tx, store, changes)) !== changes.length) throw new AppError('CONFLICT', 'a product of these variants changed meanwhile; nothing was saved');
     const created = await variants.insertProducts(tx, store, entries.filter((e) => !e.id).map((e) => ({ ...e, group })));
     const order = entries.map((e) => (e.id ? e.id.toLowerCase() : created.get(e.slug!)!));
     const rows = new Map((await variants.findProducts(tx, store, order)).map((row) => [row.id, row]));
