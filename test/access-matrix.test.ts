@@ -99,6 +99,7 @@ const BODIES: Record<string, () => unknown> = {
   'PUT /api/v1/admin/customer-auth': () => customerAuth,
   'POST /api/v1/admin/products': () => ({ name: 'P', slug: `p-${randomUUID().slice(0, 8)}`, sku: 'S', price: 1, quantity: 1 }),
   'PATCH /api/v1/admin/products/:id': () => ({ price: 2 }),
+  'POST /api/v1/admin/product-groups/:group/variants': () => ({ variants: [{ name: 'P', slug: `v-${randomUUID().slice(0, 8)}`, sku: 'S', price: 1, quantity: 1, options: { Size: 'M' } }] }),
   'POST /api/v1/admin/collections': () => ({ name: 'C', slug: `c-${randomUUID().slice(0, 8)}` }),
   'PATCH /api/v1/admin/collections/:id': () => ({ name: 'C2' }),
   'POST /api/v1/admin/collections/:id/products': () => ({ id: randomUUID() }),

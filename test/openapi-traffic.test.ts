@@ -76,6 +76,11 @@ test('every operation answers as the document says, on happy and error paths', a
   const doomed = (await call(t, 'POST', '/api/v1/admin/products', { token: s.admin, body: productBody('doomed') })).json.product;
   await call(t, 'DELETE', `/api/v1/admin/products/${doomed.id}`, { token: s.admin });
   await call(t, 'DELETE', `/api/v1/admin/products/${unknown}`, { token: s.admin });
+  const hats = [{ ...productBody('hat-s'), options: { Size: 'S' } }, { ...productBody('hat-m'), options: { Size: 'M' } }];
+  const savedHats = (await call(t, 'POST', '/api/v1/admin/product-groups/hat/variants', { token: s.admin, body: { variants: hats } })).json.products;
+  await call(t, 'POST', '/api/v1/admin/product-groups/hat/variants', { token: s.admin, body: { variants: [{ id: savedHats[0].id, price: 900 }, { ...productBody('hat-l'), options: { Size: 'm' } }] } });
+  await call(t, 'POST', '/api/v1/admin/product-groups/hat/variants', { token: s.admin, body: { variants: [{ id: unknown, price: 900 }] } });
+  await call(t, 'POST', '/api/v1/admin/product-groups/hat/variants', { token: s.admin, body: { variants: [] } });
 
   const summer = (await call(t, 'POST', '/api/v1/admin/collections', { token: s.admin, body: { name: 'Summer', slug: 'summer' } })).json.collection;
   const child = (await call(t, 'POST', '/api/v1/admin/collections', { token: s.admin, body: { name: 'Linen', slug: 'linen', parents: [summer.id] } })).json.collection;

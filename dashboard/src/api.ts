@@ -45,9 +45,28 @@ export class Refusal extends Error {
   constructor(readonly problem: Problem) {
     super(problem.detail);
   }
+  /**
+   * The message for the body field `name` (dotted: `price`, `variants.3.sku`): the API names fields
+   * `body.<path>` (a nested problem counts for its field too: `body.images.0.url` for `images`).
+   */
   field(name: string): string | undefined {
-    return this.problem.errors?.find((e) => 'field' in e && typeof e.field === 'string' && (e.field === `/${name}` || e.field.startsWith(`/${name}/`)))?.message as string | undefined;
+    const message = this.problem.errors?.find((e) => 'field' in e && typeof e.field === 'string' && this.names(e.field, name))?.message;
+    return typeof message === 'string' ? inWords(message) : undefined;
   }
+  names(field: string, name: string): boolean {
+    return field === `body.${name}` || field.startsWith(`body.${name}.`);
+  }
+}
+
+/** A schema's message as a merchant reads it (a pattern or a bound in cents says little on a form). */
+function inWords(message: string): string {
+  const bound = /^must NOT have (more|fewer) than (\d+) characters$/.exec(message);
+  if (bound) return bound[1] === 'more' ? `is too long (at most ${bound[2]} characters)` : bound[2] === '1' ? 'is required' : `is too short (at least ${bound[2]} characters)`;
+  if (message.startsWith('must match pattern')) return 'is not in the expected form';
+  if (/^must be (integer|number)$/.test(message)) return 'must be a number';
+  if (/^must be >=? /.test(message)) return 'is too small';
+  if (/^must be <=? /.test(message)) return 'is too large';
+  return message;
 }
 
 /** The data of an answer, or a Refusal with its problem. */

@@ -90,6 +90,7 @@ export const ROUTE_ACCESS: Readonly<Record<string, Access>> = {
   'GET /api/v1/admin/products/:id': staffWork,
   'PATCH /api/v1/admin/products/:id': staffWork,
   'DELETE /api/v1/admin/products/:id': staffWork,
+  'POST /api/v1/admin/product-groups/:group/variants': staffWork,
   'GET /api/v1/admin/discounts': staffWork,
   'POST /api/v1/admin/discounts': staffWork,
   'GET /api/v1/admin/discounts/:id': staffWork,

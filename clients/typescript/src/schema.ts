@@ -300,6 +300,26 @@ export interface paths {
         patch: operations["adminUpdateProduct"];
         trace?: never;
     };
+    "/api/v1/admin/product-groups/{group}/variants": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create and change the products of a group in one request, all or none
+         * @description Up to 100 entries: one without `id` creates a product of the group, one with `id` changes that product and puts it in the group. One transaction: a refused entry saves nothing, and the problem names it (`errors[].field` is `body.variants.<index>.<field>`).
+         */
+        post: operations["adminSaveVariants"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/admin/collections": {
         parameters: {
             query?: never;
@@ -2966,6 +2986,18 @@ export interface components {
             /** @description how many live tokens were revoked */
             revoked: number;
         };
+        /** SavedVariants */
+        SavedVariants: {
+            /** @example linen-shirt */
+            group: string;
+            /** @description the saved products, in the order of the request */
+            products: components["schemas"]["AdminProduct"][];
+        };
+        /** SaveVariantsBody */
+        SaveVariantsBody: {
+            /** @description 1..100 products of the group, created (no id) or changed (id), all or none */
+            variants: components["schemas"]["VariantWrite"][];
+        };
         /** SetCartShippingBody */
         SetCartShippingBody: {
             /**
@@ -3335,6 +3367,58 @@ export interface components {
              * @example VAT
              */
             name?: string;
+        };
+        /** VariantWrite */
+        VariantWrite: {
+            /**
+             * @description a product of this store to change (and put in the group); without it, a new product, which needs name, slug, sku, price and quantity
+             * @example 0b6f3f0e-8a5c-4b9e-9a55-6a4c1f2d3e4f
+             */
+            id?: string;
+            /**
+             * @description DRAFT or ACTIVE
+             * @enum {string}
+             */
+            status?: "DRAFT" | "ACTIVE";
+            name?: string;
+            /**
+             * @description lower-case letters, digits and hyphens
+             * @example linen-shirt
+             */
+            slug?: string;
+            /** @description HTML */
+            description?: string;
+            /** @description smallest currency unit */
+            price?: number;
+            originalPrice?: number | null;
+            quantity?: number;
+            maxPerOrder?: number | null;
+            sku?: string;
+            /**
+             * @description option name to value, at most 3 (names 1..40, values 1..80 characters); one product per combination in a group, compared ignoring case
+             * @example {
+             *       "Size": "M",
+             *       "Color": "Blue"
+             *     }
+             */
+            options?: {
+                [key: string]: string;
+            };
+            /** @description at most 10, in order; the first is the main one */
+            images?: {
+                /**
+                 * @description https:// URL or a path beginning with /
+                 * @example /api/images/linen-shirt-blue.svg
+                 */
+                url: string;
+                /**
+                 * @description text for those who cannot see the image
+                 * @default
+                 */
+                alt?: string;
+            }[];
+            /** @description a category of tax rates (1..40 characters), or null */
+            taxCategory?: string | null;
         };
     };
     responses: never;
@@ -5140,12 +5224,14 @@ export interface operations {
                 limit?: number;
                 /** @description rows to skip (not with after) */
                 offset?: number;
-                /** @description the nextCursor of the previous page, with the same status and q: a page as fast at row 100,000 as at row 1 */
+                /** @description the nextCursor of the previous page, with the same status, q and group: a page as fast at row 100,000 as at row 1 */
                 after?: string;
                 /** @description DRAFT or ACTIVE */
                 status?: "DRAFT" | "ACTIVE";
                 /** @description search words, e.g. "linen shir": all must match a word, or the start of one, of the name, sku or description (case and accents ignored; one-letter typos in name words of 5+ letters) */
                 q?: string;
+                /** @description only the products of this group (any status), e.g. to edit an item's variants */
+                group?: string;
             };
             header?: {
                 /** @description Your id for this request, echoed back and logged; anything else than 1..128 of `A-Za-z0-9._-` is replaced by a new one. */
@@ -5870,6 +5956,218 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
                         code?: "UNSUPPORTED_MEDIA_TYPE";
+                    };
+                };
+            };
+            /** @description Too Many Requests: RATE_LIMITED */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "RATE_LIMITED";
+                    };
+                };
+            };
+            /** @description Service Unavailable: SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
+                    };
+                };
+            };
+        };
+    };
+    adminSaveVariants: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your id for this request, echoed back and logged; anything else than 1..128 of `A-Za-z0-9._-` is replaced by a new one. */
+                "X-Request-Id"?: components["parameters"]["XRequestId"];
+                /** @description Makes the request safe to retry: the same key with the same request replays the first answer (for 24 hours). */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description the group (an item sold in variants)
+                 * @example linen-shirt
+                 */
+                group: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SaveVariantsBody"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SavedVariants"];
+                };
+            };
+            /** @description Bad Request: VALIDATION_FAILED */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "VALIDATION_FAILED";
+                    };
+                };
+            };
+            /** @description Unauthorized: UNAUTHORIZED */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "UNAUTHORIZED";
+                    };
+                };
+            };
+            /** @description Forbidden: FORBIDDEN */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "FORBIDDEN";
+                    };
+                };
+            };
+            /** @description Not Found: NOT_FOUND */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description Request Timeout: the request did not arrive within REQUEST_TIMEOUT_MS; the connection is closed without a body. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Conflict: CONFLICT or IDEMPOTENCY_KEY_IN_USE */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "CONFLICT" | "IDEMPOTENCY_KEY_IN_USE";
+                    };
+                };
+            };
+            /** @description Content Too Large: PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "PAYLOAD_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description Unsupported Media Type: UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "UNSUPPORTED_MEDIA_TYPE";
+                    };
+                };
+            };
+            /** @description Unprocessable Content: IDEMPOTENCY_KEY_REUSED */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "IDEMPOTENCY_KEY_REUSED";
                     };
                 };
             };

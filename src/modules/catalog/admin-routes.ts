@@ -5,6 +5,7 @@ import { registerCommand } from '../../plugins/commands.js';
 import { errorResponses } from '../../lib/http-schemas.js';
 import * as S from './schemas.js';
 import * as admin from './admin-service.js';
+import { saveVariants } from './variants-service.js';
 
 const tags = ['admin'];
 /** Every change here alters catalog answers: the store's catalog version is bumped before answering. */
@@ -32,6 +33,15 @@ const catalogAdminRoutes: FastifyPluginAsyncTypebox = async (app) => {
     method: 'PATCH', url: '/v1/admin/products/:id', operationId: 'adminUpdateProduct', tags, summary: 'Change a product',
     params: S.IdParams, body: S.UpdateProductBody, status: 200, response: S.AdminProductEnvelope, errors: ['NOT_FOUND', 'CONFLICT'], changesCatalog, events: productEvents,
     run: ({ store, params, body }, { tx, record }) => admin.updateProduct(tx, record, store, params.id, body),
+  });
+  registerCommand(app, {
+    method: 'POST', url: '/v1/admin/product-groups/:group/variants', operationId: 'adminSaveVariants', tags,
+    summary: 'Create and change the products of a group in one request, all or none',
+    description: `Up to ${S.MAX_VARIANTS_PER_SAVE} entries: one without \`id\` creates a product of the group, one with \`id\` changes that product and puts it in the group. ` +
+      'One transaction: a refused entry saves nothing, and the problem names it (`errors[].field` is `body.variants.<index>.<field>`).',
+    params: S.GroupParams, body: S.SaveVariantsBody, status: 200, response: S.SavedVariants, errors: ['NOT_FOUND', 'CONFLICT'],
+    idempotent: true, changesCatalog, events: productEvents,
+    run: ({ store, params, body }, { tx, record }) => saveVariants(tx, record, store, params.group, body),
   });
   registerCommand(app, {
     method: 'DELETE', url: '/v1/admin/products/:id', operationId: 'adminDeleteProduct', tags, summary: 'Delete a product (soft)',

@@ -66,10 +66,10 @@ export async function listAdminProducts(db: Database, store: string, query: Admi
   if (query.after !== undefined && query.offset !== undefined) {
     throw new AppError('VALIDATION_FAILED', 'after and offset cannot be used together: a cursor already says where the page starts');
   }
-  const filter = { store, visibleOnly: false, status: query.status, search };
+  const filter = { store, visibleOnly: false, status: query.status, search, group: query.group };
   const sort = search ? ('relevance' as const) : ('-createdAt' as const);
   // The cursor names this list (the admin's: any status), so a storefront cursor never fits it.
-  const binding = listBinding({ admin: true, store, status: query.status, q: query.q, sort });
+  const binding = listBinding({ admin: true, store, status: query.status, q: query.q, group: query.group, sort });
   const after = query.after === undefined ? undefined : decodeCursor(query.after, binding, sortKeyKinds(sort));
   const limit = query.limit ?? 50;
   const page = { limit: limit + 1, offset: query.offset ?? 0, sort, after };

@@ -202,9 +202,10 @@ export const AdminListProductsQuery = Type.Object(
     limit: Type.Optional(Limit),
     // No default, as on the storefront list: `after` with any `offset` is refused.
     offset: Type.Optional(Type.Integer({ minimum: 0, maximum: 10_000_000, description: 'rows to skip (not with after)' })),
-    after: Type.Optional(Type.String({ minLength: 1, maxLength: 2000, description: 'the nextCursor of the previous page, with the same status and q: a page as fast at row 100,000 as at row 1' })),
+    after: Type.Optional(Type.String({ minLength: 1, maxLength: 2000, description: 'the nextCursor of the previous page, with the same status, q and group: a page as fast at row 100,000 as at row 1' })),
     status: Type.Optional(ProductStatus),
     q: Type.Optional(SearchQuery),
+    group: Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: 'only the products of this group (any status), e.g. to edit an item\'s variants' })),
   },
   { additionalProperties: false },
 );
@@ -251,3 +252,34 @@ export const AdminProductList = named('AdminProductList', Type.Object({
 }));
 export const AdminCollectionEnvelope = named('AdminCollectionEnvelope', Type.Object({ collection: AdminCollection }));
 export const AdminCollectionList = named('AdminCollectionList', Type.Object({ collections: Type.Array(AdminCollection), total: Type.Integer() }));
+
+/** At most this many variants in one save (POST /v1/admin/product-groups/:group/variants). */
+export const MAX_VARIANTS_PER_SAVE = 100;
+/** Every writable product field but `group` (the path names it), each optional: which a new variant needs is checked per entry. */
+const variantWritable = Object.fromEntries(
+  Object.entries(productWritable).filter(([key]) => key !== 'group').map(([key, schema]) => [key, Type.Optional(schema)]),
+) as { [K in Exclude<WritableKey, 'group'>]: TOptional<WriteSchema<K>> };
+export const VariantWrite = named('VariantWrite', Type.Object(
+  {
+    id: Type.Optional(Uuid('a product of this store to change (and put in the group); without it, a new product, which needs name, slug, sku, price and quantity')),
+    ...variantWritable,
+  },
+  { additionalProperties: false },
+));
+export type VariantWrite = Static<typeof VariantWrite>;
+export const SaveVariantsBody = named('SaveVariantsBody', Type.Object(
+  {
+    variants: Type.Array(VariantWrite, {
+      minItems: 1,
+      maxItems: MAX_VARIANTS_PER_SAVE,
+      description: `1..${MAX_VARIANTS_PER_SAVE} products of the group, created (no id) or changed (id), all or none`,
+    }),
+  },
+  { additionalProperties: false },
+));
+export type SaveVariantsBody = Static<typeof SaveVariantsBody>;
+export const GroupParams = Type.Object({ group: Slug('the group (an item sold in variants)') });
+export const SavedVariants = named('SavedVariants', Type.Object({
+  group: Type.String({ examples: ['linen-shirt'] }),
+  products: Type.Array(AdminProduct, { description: 'the saved products, in the order of the request' }),
+}));

@@ -19,16 +19,32 @@ export function nfcOptions<T extends { options?: Record<string, string> }>(body:
 }
 
 /** Refuses option names that differ only in case or in Unicode form: combinations are compared ignoring case, in NFC. */
-export function checkOptionNames(options: Record<string, string> | undefined): void {
+export function checkOptionNames(options: Record<string, string> | undefined, field = 'body.options'): void {
+  const twice = repeatedOptionName(options);
+  if (twice !== undefined) {
+    const detail = `options name "${twice}" twice (names are compared ignoring case)`;
+    throw new AppError('VALIDATION_FAILED', detail, { errors: [{ field, message: detail }] });
+  }
+}
+
+/** An option name that another name of the same options equals ignoring case, or undefined. */
+export function repeatedOptionName(options: Record<string, string> | undefined): string | undefined {
   const seen = new Set<string>();
   for (const name of Object.keys(options ?? {})) {
     const folded = name.normalize('NFC').toLowerCase();
-    if (seen.has(folded)) {
-      const detail = `options name "${name}" twice (names are compared ignoring case)`;
-      throw new AppError('VALIDATION_FAILED', detail, { errors: [{ field: 'body.options', message: detail }] });
-    }
+    if (seen.has(folded)) return name;
     seen.add(folded);
   }
+  return undefined;
+}
+
+/**
+ * A combination of options as the unique index compares them (names and values NFC, lower-cased,
+ * in no order), for telling which products of a request would collide before writing any.
+ */
+export function optionsKey(options: Record<string, string>): string {
+  const folded = Object.entries(options).map(([name, value]) => [name.normalize('NFC').toLowerCase(), value.normalize('NFC').toLowerCase()]);
+  return JSON.stringify(folded.sort(([a], [b]) => (a! < b! ? -1 : a! > b! ? 1 : 0)));
 }
 
 /** The 409 for a product whose options another product of its group already has, or undefined. */
