@@ -10,10 +10,11 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Database, Executor } from '../../db/client.js';
 import { AppError } from '../../lib/app-error.js';
 import { SYSTEM_ACTOR, withRecordedEvents, type Actor, type Recorder } from '../events/index.js';
-import { KeyedBatcher, type Outcome } from '../../lib/keyed-batcher.js';
+import type { Outcome } from '../../lib/keyed-batcher.js';
 import { cancelUnpaidOrder, lockOrder, orderTotalOf, paymentAmounts, renderOrder, unpaidOrdersPastTimeout } from '../orders/index.js';
 import { paymentTotals } from '../pricing/index.js';
 import { applyIntentRound, type IntentJob } from './intent-round.js';
+import { RoundQueue } from './round-queue.js';
 import * as repo from './repository.js';
 import { Secrets, type SecretsSettings } from './secrets.js';
 import { ProviderRefusal, StripeClients, type Intent, type StripeCalls } from './stripe-client.js';
@@ -60,7 +61,7 @@ export class PaymentsRuntime {
   private readonly webhookSecrets = new Map<string, { secret: string | undefined; until: number }>();
   private readonly applying: Gate;
   /** A store's intents (webhooks, syncs) that arrive while a round of its runs make its next round. */
-  private readonly intents = new KeyedBatcher<IntentJob, string | null>((jobs) => this.runIntentRound(jobs));
+  private readonly intents = new RoundQueue<IntentJob, string | null>((jobs) => this.runIntentRound(jobs));
 
   constructor(private readonly db: Database, private readonly settings: PaymentsSettings, private readonly log: FastifyBaseLogger) {
     this.secrets = new Secrets(settings);
