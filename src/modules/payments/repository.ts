@@ -84,21 +84,6 @@ export async function recordWebhookEvent(db: Executor, store: string, eventId: s
 }
 
 /**
- * Records a Stripe event id and finds the payment of its intent, in one statement (a webhook's
- * first round trip): `recorded` false when the event was already applied (or is being applied by
- * another delivery); `payment` undefined when no payment of this store has that intent yet.
- */
-export async function recordEventOfIntent(db: Executor, store: string, eventId: string, intentId: string): Promise<{ recorded: boolean; payment?: PaymentRow }> {
-  const recorded = db.$with('recorded').as(db.insert(paymentWebhookEvents).values({ store, eventId }).onConflictDoNothing().returning({ eventId: paymentWebhookEvents.eventId }));
-  const [row] = await db
-    .with(recorded)
-    .select({ eventId: recorded.eventId, payment: payments })
-    .from(recorded)
-    .leftJoin(payments, and(eq(payments.store, store), eq(payments.intentId, intentId)));
-  return row ? { recorded: true, payment: row.payment ?? undefined } : { recorded: false };
-}
-
-/**
  * Records a round's Stripe event ids, in id order (two rounds recording overlapping ids in two
  * processes then never wait for each other crosswise). Answers the ids recorded now: the others
  * were already applied, or are being applied by another transaction (this one waited for it).
