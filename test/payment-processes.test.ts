@@ -129,3 +129,42 @@ test('two server processes: 20 duplicate deliveries and 20 syncs spread over bot
     await Promise.all([one.stop(), two.stop()]);
   }
 });
+
+test('two server processes: concurrent deliveries for ten orders, each event four times, spread over both: each order PAID with exactly one order.paid', { skip: !TEST_DATABASE_URL && 'needs TEST_DATABASE_URL (PostgreSQL): PGlite is one process' }, async () => {
+  const env = { DATABASE_URL: TEST_DATABASE_URL!, ...paymentEnv };
+  const [one, two] = await Promise.all([startServerProcess(env), startServerProcess(env)]);
+  try {
+    const shop = await setUpShop(one.base);
+    const product = await call(one.base, 'POST', '/v1/admin/products', { token: shop.admin, body: { name: 'Q', slug: `q-${randomUUID().slice(0, 8)}`, sku: 'Q', price: 500, quantity: 100, status: 'ACTIVE' } });
+    const address = await call(one.base, 'POST', `/v1/${shop.customer}/addresses`, { token: shop.server, body: { address: ADDRESS } });
+    const orderIds = [shop.orderId];
+    for (let i = 1; i < 10; i++) {
+      const placed = await call(one.base, 'POST', `/v1/${shop.customer}/orders`, { token: shop.server, body: { address: address.json.address.id, products: [{ id: product.json.product.id, quantity: 1 }] } });
+      assert.equal(placed.status, 201, placed.text);
+      orderIds.push(placed.json.order.id);
+    }
+    for (const orderId of orderIds) {
+      const created = await call(two.base, 'POST', `/v1/${shop.customer}/orders/${orderId}/payments`, { token: shop.server, body: { provider: 'stripe' } });
+      assert.equal(created.status, 201, created.text);
+    }
+    const events = orderIds.map((orderId) => emulator.event('payment_intent.succeeded', emulator.pay(intentsOf(orderId)[0]!.id)));
+    // Each event four times, copies apart in the list and alternating between the two servers.
+    const deliveries = [0, 1, 2, 3].flatMap(() => events.map((e) => emulator.sign(e, shop.webhookSecret)));
+    const answers = await Promise.all(deliveries.map((d, i) => deliverTo(i % 2 ? one.base : two.base, shop.slug)(d).then((r) => r.status)));
+    assert.deepEqual(answers, Array(40).fill(200));
+    for (const orderId of orderIds) assert.equal((await call(one.base, 'GET', `/v1/admin/orders/${orderId}`, { token: shop.admin })).json.order.status, 'PAID');
+    // The feed serves an event once no older transaction runs: wait for all of them, then count.
+    const paid = await until(
+      async () => (await call(one.base, 'GET', '/v1/admin/events?type=order.paid,payment.succeeded,payment.refunded&limit=100', { token: shop.admin })).json.events as Array<{ type: string; data: { order: { id: string } } }>,
+      (list) => list.length >= 20,
+      'the events of the ten payments',
+    );
+    const ofType = (type: string) => paid.filter((e) => e.type === type).map((e) => e.data.order.id).sort();
+    assert.deepEqual(ofType('order.paid'), [...orderIds].sort(), 'one order.paid per order');
+    assert.deepEqual(ofType('payment.succeeded'), [...orderIds].sort());
+    assert.deepEqual(ofType('payment.refunded'), []);
+    assert.equal(emulator.refunds.filter((r) => orderIds.some((id) => intentsOf(id)[0]!.id === r.payment_intent)).length, 0);
+  } finally {
+    await Promise.all([one.stop(), two.stop()]);
+  }
+});

@@ -157,3 +157,53 @@ test('charge.refunded from Stripe (a refund made in its dashboard): refundedTota
   assert.equal(o.paymentStatus, 'partially_refunded');
   assert.equal((await eventsOf(t, s, ['payment.refunded'])).length, 1);
 });
+
+test('one round of concurrent deliveries keeps each apart: duplicates, an unknown intent, another store\'s intent, a declined card and a delivery that breaks beside good ones', async () => {
+  const s = await stripeStore(t, emulator);
+  const other = await stripeStore(t, emulator);
+  const [a, b, c, d] = [await stripePayment(t, s), await stripePayment(t, s), await stripePayment(t, s), await stripePayment(t, s)];
+  const foreign = await stripePayment(t, other);
+  const unknownIntent = { ...emulator.pay(a.intentId), id: 'pi_nobody_knows', metadata: {} };
+  // Signed and of a handled type, but its amount is not a number: its statement fails, and only it.
+  const broken = { ...emulator.pay(d.intentId), amount_received: 'lots' as unknown as number };
+  const sign = (e: ReturnType<typeof emulator.event>) => emulator.sign(e, s.webhookSecret);
+  const paidA = emulator.event('payment_intent.succeeded', emulator.pay(a.intentId));
+  // A wrong signature first: 400, and the store's webhook secret is now in memory, so that the
+  // deliveries below reach the store's queue together: the first starts a round, the others make the
+  // next (on PostgreSQL; the embedded database runs one transaction at a time, so there each request
+  // reaches the queue only after the round before it, and the rounds are of one).
+  const forged = await webhookTo(t, s.slug)(emulator.sign(emulator.event('payment_intent.succeeded', emulator.pay(d.intentId)), 'whsec_wrong'));
+  assert.equal(forged.status, 400);
+  const deliveries = [
+    sign(paidA), sign(paidA), sign(paidA),
+    sign(emulator.event('payment_intent.succeeded', emulator.pay(b.intentId))),
+    sign(emulator.event('payment_intent.payment_failed', emulator.pay(c.intentId, 'decline'))),
+    sign(emulator.event('payment_intent.succeeded', emulator.pay(foreign.intentId))),
+    sign(emulator.event('payment_intent.succeeded', unknownIntent)),
+    sign(emulator.event('payment_intent.succeeded', broken)),
+  ];
+  const statuses = (await Promise.all(deliveries.map(webhookTo(t, s.slug)))).map((r) => r.status);
+  assert.deepEqual(statuses.slice(0, 7), Array(7).fill(200));
+  assert.ok(statuses[7]! >= 500, `the broken delivery fails alone (${statuses[7]}), so that Stripe retries it`);
+
+  const [oa, ob, oc, od] = await Promise.all([a, b, c, d].map((p) => getOrder(t, s, p.order.id)));
+  assert.equal(oa.status, 'PAID');
+  assert.equal(ob.status, 'PAID');
+  assert.equal(oc.status, 'CREATED');
+  assert.equal(oc.payments[0].status, 'failed');
+  assert.equal(od.status, 'CREATED');
+  assert.equal(od.payments[0].status, 'pending');
+  const of = await getOrder(t, other, foreign.order.id);
+  assert.equal(of.status, 'CREATED', "another store's intent is ignored");
+  assert.equal(of.payments[0].status, 'pending');
+  const events = await eventsOf(t, s, ['order.paid', 'payment.succeeded', 'payment.failed', 'payment.refunded']);
+  assert.deepEqual(countTypes(events), { 'order.paid': 2, 'payment.succeeded': 2, 'payment.failed': 1 });
+  assert.deepEqual(new Set(events.filter((e) => e.type === 'order.paid').map((e) => e.data.order.id)), new Set([a.order.id, b.order.id]));
+  assert.deepEqual(await eventsOf(t, other, ['order.paid', 'payment.succeeded']), []);
+  assert.equal(emulator.refunds.filter((r) => [a, b, c, d, foreign].some((p) => p.intentId === r.payment_intent)).length, 0);
+
+  // Stripe's retry of the delivery that broke (a good one this time) pays its order.
+  const retried = await webhookTo(t, s.slug)(sign(emulator.event('payment_intent.succeeded', emulator.pay(d.intentId))));
+  assert.equal(retried.status, 200);
+  assert.equal((await getOrder(t, s, d.order.id)).status, 'PAID');
+});

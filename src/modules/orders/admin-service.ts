@@ -97,6 +97,12 @@ export const lockOrder = (tx: Executor, store: string, id: string) => repo.findO
  */
 export const markOrderPaid = (tx: Executor, store: string, id: string): Promise<boolean> => repo.transitionOrder(tx, store, id, 'CREATED', 'PAID');
 
+/** Orders locked for a round of payment decisions, in id order (as every round locks them). */
+export const lockOrders = (tx: Executor, store: string, ids: string[]) => repo.lockOrders(tx, store, [...new Set(ids)].sort());
+
+/** CREATED -> PAID for a round's orders that its payments came to cover: answers those moved, as they are now. */
+export const markOrdersPaid = (tx: Executor, store: string, ids: string[]) => repo.transitionOrders(tx, store, ids, 'CREATED', 'PAID');
+
 /**
  * Cancels an order left unpaid past its store's timeout, when it still is: CREATED, with no
  * authorized or captured payment (checked under the order's lock). Answers whether it did.

@@ -171,6 +171,12 @@ export async function findOrder(db: Executor, store: string, id: string, { lock 
   return row;
 }
 
+/** Some orders, locked in id order (so that two rounds locking overlapping orders never deadlock). */
+export async function lockOrders(db: Executor, store: string, ids: string[]): Promise<OrderRow[]> {
+  if (ids.length === 0) return [];
+  return queryRows<OrderRow>(db, sql`select ${orderColumns} from orders where store = ${store} and id in (${valueList(ids)}) and deleted_at is null order by id for update`);
+}
+
 /** Lines of the given orders, each in product id order. */
 export async function orderLines(db: Executor, store: string, orderIds: string[]): Promise<OrderLineRow[]> {
   if (orderIds.length === 0) return [];
@@ -188,6 +194,20 @@ export async function transitionOrder(db: Executor, store: string, id: string, f
     sql`update orders set status = ${to}, updated_at = now() where store = ${store} and id = ${id} and status = ${from} returning id`,
   );
   return rows.length > 0;
+}
+
+/**
+ * Moves some orders from one state to another; answers those that were still in `from`, as they are
+ * now. The guard is a filter on the rows the primary key finds (`is true` keeps it out of the index
+ * conditions): as an index condition, statistics that lag behind a burst of new orders (say none
+ * CREATED) make the planner walk every CREATED order of the store through the status index.
+ */
+export async function transitionOrders(db: Executor, store: string, ids: string[], from: OrderStatus, to: OrderStatus): Promise<OrderRow[]> {
+  if (ids.length === 0) return [];
+  return queryRows<OrderRow>(
+    db,
+    sql`update orders set status = ${to}, updated_at = now() where store = ${store} and id in (${valueList(ids)}) and (status = ${from}) is true returning ${orderColumns}`,
+  );
 }
 
 /**

@@ -1,6 +1,6 @@
 /** Payments SQL: providers, payments and the Stripe events already applied (this module's tables only). */
 import { and, asc, eq, inArray, isNotNull, isNull, lt, or, sql } from 'drizzle-orm';
-import type { Executor } from '../../db/client.js';
+import { jsonb, queryRows, type Executor } from '../../db/client.js';
 import { paymentProviders, payments, paymentWebhookEvents, refunds } from '../../db/schema.js';
 
 export type ProviderRow = typeof paymentProviders.$inferSelect;
@@ -84,18 +84,56 @@ export async function recordWebhookEvent(db: Executor, store: string, eventId: s
 }
 
 /**
- * Records a Stripe event id and finds the payment of its intent, in one statement (a webhook's
- * first round trip): `recorded` false when the event was already applied (or is being applied by
- * another delivery); `payment` undefined when no payment of this store has that intent yet.
+ * Records a round's Stripe event ids, in id order (two rounds recording overlapping ids in two
+ * processes then never wait for each other crosswise). Answers the ids recorded now: the others
+ * were already applied, or are being applied by another transaction (this one waited for it).
  */
-export async function recordEventOfIntent(db: Executor, store: string, eventId: string, intentId: string): Promise<{ recorded: boolean; payment?: PaymentRow }> {
-  const recorded = db.$with('recorded').as(db.insert(paymentWebhookEvents).values({ store, eventId }).onConflictDoNothing().returning({ eventId: paymentWebhookEvents.eventId }));
-  const [row] = await db
-    .with(recorded)
-    .select({ eventId: recorded.eventId, payment: payments })
-    .from(recorded)
-    .leftJoin(payments, and(eq(payments.store, store), eq(payments.intentId, intentId)));
-  return row ? { recorded: true, payment: row.payment ?? undefined } : { recorded: false };
+export async function recordWebhookEvents(db: Executor, store: string, eventIds: string[]): Promise<Set<string>> {
+  if (eventIds.length === 0) return new Set();
+  const rows = await queryRows<{ eventId: string }>(
+    db,
+    sql`insert into payment_webhook_events (store, event_id)
+        select ${store}, e from jsonb_array_elements_text(${jsonb([...new Set(eventIds)].sort())}) as e order by e
+        on conflict do nothing returning event_id as "eventId"`,
+  );
+  return new Set(rows.map((r) => r.eventId));
+}
+
+/** The payments of some intents and of some payment ids (a payment whose intent was not recorded yet), in one statement. */
+export async function findPaymentsOfRound(db: Executor, store: string, intentIds: string[], ids: string[]): Promise<PaymentRow[]> {
+  if (intentIds.length === 0 && ids.length === 0) return [];
+  const byIntent = intentIds.length > 0 ? inArray(payments.intentId, intentIds) : undefined;
+  const byId = ids.length > 0 ? inArray(payments.id, ids) : undefined;
+  return db.select().from(payments).where(and(eq(payments.store, store), or(byIntent, byId)));
+}
+
+/** What a round changes of a payment (its state after the round's last decision about it). */
+export interface PaymentChange {
+  id: string;
+  status: PaymentStatus;
+  capturedAmount: number;
+  dueAction: PaymentRow['dueAction'];
+  /** Recorded only when the payment has none yet (a create call's answer that was lost). */
+  intentId: string | null;
+  clientSecret: string | null;
+}
+
+/** A round's payment changes, in one statement; answers the time they were made (the transaction's). */
+export async function updatePaymentsOfRound(db: Executor, store: string, changes: PaymentChange[]): Promise<Date | undefined> {
+  if (changes.length === 0) return undefined;
+  const rows = await queryRows<{ updatedAt: Date | string }>(
+    db,
+    sql`update payments p set status = c.status, captured_amount = c.captured, due_action = c.due_action,
+          intent_id = coalesce(p.intent_id, c.intent_id),
+          client_secret = case when p.intent_id is null and c.intent_id is not null then c.client_secret else p.client_secret end,
+          updated_at = now()
+        from jsonb_to_recordset(${jsonb(changes.map((c) => ({ id: c.id, status: c.status, captured: c.capturedAmount, due_action: c.dueAction, intent_id: c.intentId, client_secret: c.clientSecret })))})
+          as c(id uuid, status text, captured bigint, due_action text, intent_id text, client_secret text)
+        where p.store = ${store} and p.id = c.id
+        returning p.updated_at as "updatedAt"`,
+  );
+  const at = rows[0]?.updatedAt;
+  return at === undefined ? undefined : new Date(at);
 }
 
 /** Payments the service still owes a provider call for, and Stripe payments pending since before `before`. */

@@ -10,38 +10,15 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Database, Executor } from '../../db/client.js';
 import { AppError } from '../../lib/app-error.js';
 import { SYSTEM_ACTOR, withRecordedEvents, type Actor, type Recorder } from '../events/index.js';
-import { cancelUnpaidOrder, lockOrder, markOrderPaid, orderTotalOf, paymentAmounts, renderOrder, unpaidOrdersPastTimeout } from '../orders/index.js';
-import { coversOrder, paymentTotals } from '../pricing/index.js';
+import type { Outcome } from '../../lib/keyed-batcher.js';
+import { cancelUnpaidOrder, lockOrder, orderTotalOf, paymentAmounts, renderOrder, unpaidOrdersPastTimeout } from '../orders/index.js';
+import { paymentTotals } from '../pricing/index.js';
+import { applyIntentRound, type IntentJob } from './intent-round.js';
+import { RoundQueue } from './round-queue.js';
 import * as repo from './repository.js';
 import { Secrets, type SecretsSettings } from './secrets.js';
 import { ProviderRefusal, StripeClients, type Intent, type StripeCalls } from './stripe-client.js';
 import { orderPaymentView } from './views.js';
-
-/** Where a payment may go from each state: a succeeded payment never goes back. */
-const PAYMENT_MOVES: Record<repo.PaymentStatus, readonly repo.PaymentStatus[]> = {
-  pending: ['authorized', 'succeeded', 'failed', 'cancelled'],
-  // A declined card may be retried on the same intent, and then succeed.
-  failed: ['authorized', 'succeeded', 'cancelled'],
-  authorized: ['succeeded', 'cancelled'],
-  succeeded: [],
-  cancelled: [],
-};
-
-/** The payment state an intent shows, or null while the shopper is still paying. */
-function stateOfIntent(intent: Intent, failedEvent: boolean): { status: repo.PaymentStatus; captured: number } | null {
-  switch (intent.status) {
-    case 'succeeded':
-      return { status: 'succeeded', captured: intent.amount_received };
-    case 'requires_capture':
-      return { status: 'authorized', captured: 0 };
-    case 'canceled':
-      return { status: 'cancelled', captured: 0 };
-    case 'requires_payment_method':
-      return failedEvent || intent.last_payment_error ? { status: 'failed', captured: 0 } : null;
-    default:
-      return null;
-  }
-}
 
 /** How long a store's webhook secret is kept in memory, and for how many stores at most. */
 const WEBHOOK_SECRET_TTL_MS = 1000;
@@ -83,6 +60,8 @@ export class PaymentsRuntime {
   private readonly stripe: StripeClients;
   private readonly webhookSecrets = new Map<string, { secret: string | undefined; until: number }>();
   private readonly applying: Gate;
+  /** A store's intents (webhooks, syncs) that arrive while a round of its runs make its next round. */
+  private readonly intents = new RoundQueue<IntentJob, string | null>((jobs) => this.runIntentRound(jobs));
 
   constructor(private readonly db: Database, private readonly settings: PaymentsSettings, private readonly log: FastifyBaseLogger) {
     this.secrets = new Secrets(settings);
@@ -209,51 +188,29 @@ export class PaymentsRuntime {
 
   /**
    * Applies what an intent says (a webhook's or a sync's), once per Stripe event id, in any order:
-   * the move must be in PAYMENT_MOVES. A payment that succeeds (or is authorized) for an order that
-   * is cancelled or already covered is owed back, and settled right after the commit.
+   * the move must be in the state table (intent-round.ts). It joins the store's next round of
+   * intents. A payment that succeeds (or is authorized) for an order that is cancelled or already
+   * covered is owed back, and settled right after the commit.
    */
   async applyIntent(store: string, intent: Intent, eventId: string | null, failedEvent = false, settleOwed = true): Promise<void> {
-    const owed = await this.applying.run(() => this.transaction(store, async (tx, record) => {
-      // A webhook's event id is recorded and its intent's payment found in one round trip.
-      let byIntent: repo.PaymentRow | undefined;
-      if (eventId) {
-        const seen = await repo.recordEventOfIntent(tx, store, eventId, intent.id);
-        if (!seen.recorded) return null;
-        byIntent = seen.payment;
-      } else byIntent = await repo.findPaymentByIntent(tx, store, intent.id);
-      const metadata = intent.metadata ?? {};
-      const known =
-        byIntent ??
-        (metadata.store === store && metadata.paymentId && /^[0-9a-f-]{36}$/i.test(metadata.paymentId) ? await repo.findPayment(tx, store, metadata.paymentId) : undefined);
-      if (!known || known.provider !== 'stripe' || (known.intentId !== null && known.intentId !== intent.id)) return null;
-      const order = (await lockOrder(tx, store, known.orderId))!;
-      // Read again under the order's lock (every change of a payment takes it first): the payment as
-      // it is now, and the order's other payments, in one statement.
-      const ofOrder = await repo.paymentsOf(tx, store, [order.id]);
-      const payment = ofOrder.find((p) => p.id === known.id);
-      // A payment whose create call Stripe refused is dropped without the order's lock.
-      if (!payment) return null;
-      if (payment.intentId === null) await repo.setIntent(tx, store, payment.id, intent.id, intent.client_secret);
-      const next = stateOfIntent(intent, failedEvent);
-      if (!next || !PAYMENT_MOVES[payment.status].includes(next.status)) return payment.dueAction ? payment.id : null;
-      const others = ofOrder.filter((p) => p.id !== payment.id);
-      const coveredWithout = coversOrder(paymentTotals(orderTotalOf(order), others.map(paymentAmounts)).paymentStatus);
-      const counted = payment.status === 'authorized';
-      const takesMoney = next.status === 'succeeded' || next.status === 'authorized';
-      // Money for an order that no longer wants it: owed back at once (never kept for an unpaid order).
-      const unwanted = takesMoney && (order.status === 'CANCELLED' || (!counted && (order.status !== 'CREATED' || coveredWithout)));
-      const dueAction = unwanted ? (next.status === 'succeeded' ? 'refund' : 'void') : payment.dueAction === 'void' && next.status === 'cancelled' ? null : payment.dueAction;
-      const updated = (await repo.updatePayment(tx, store, payment.id, { status: next.status, capturedAmount: Math.min(next.captured, Number(payment.amount)), dueAction }))!;
-      const covered = order.status === 'CREATED' && takesMoney && !unwanted && coversOrder(paymentTotals(orderTotalOf(order), [...others, updated].map(paymentAmounts)).paymentStatus);
-      const paid = covered && (await markOrderPaid(tx, store, order.id));
-      // One rendering of the order as this transaction leaves it, for every event it records.
-      const view = { payment: orderPaymentView(updated), order: await renderOrder(tx, store, order.id) };
-      if (paid) record('order.paid', { order: view.order });
-      if (next.status === 'succeeded') record('payment.succeeded', view);
-      if (next.status === 'failed') record('payment.failed', view);
-      return dueAction ? payment.id : null;
-    }));
+    const owed = await this.intents.submit(store, { store, intent, eventId, failedEvent });
     if (owed && settleOwed) await this.settle(store, owed);
+  }
+
+  /**
+   * One round of a store's intents in one transaction. When it fails (a deadlock, a statement that
+   * one intent's data breaks), each intent is tried again alone, so that one intent's failure never
+   * fails another's delivery.
+   */
+  private async runIntentRound(jobs: IntentJob[]): Promise<Array<Outcome<string | null>>> {
+    const store = jobs[0]!.store;
+    const once = (some: IntentJob[]) => this.applying.run(() => this.transaction(store, (tx, record) => applyIntentRound(tx, store, some, record)));
+    try {
+      return await once(jobs);
+    } catch (error) {
+      if (jobs.length === 1) return [{ ok: false, error }];
+      return Promise.all(jobs.map((job) => once([job]).then((outcomes) => outcomes[0]!, (alone: unknown): Outcome<string | null> => ({ ok: false, error: alone }))));
+    }
   }
 
   /** Applies `charge.refunded`: the refunded amount only grows. */

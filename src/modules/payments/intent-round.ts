@@ -1,0 +1,168 @@
+/**
+ * A round of intents applied at once: the webhook deliveries and syncs of one store that arrive
+ * while its previous round runs are decided together in one transaction, as orders are combined
+ * (lib/keyed-batcher.ts). The round costs the same handful of statements whatever its size: the
+ * event ids recorded, the payments found, their orders locked (in id order), their payments read
+ * under those locks, the payments changed, the orders moved to PAID, the orders rendered and the
+ * events recorded. Each intent is still decided on its own, in arrival order, against what the
+ * intents before it in the round decided: two successes of one order in one round pay it once.
+ */
+import type { Executor } from '../../db/client.js';
+import type { Outcome } from '../../lib/keyed-batcher.js';
+import type { Recorder } from '../events/index.js';
+import { lockOrders, markOrdersPaid, orderTotalOf, paymentAmounts, renderOrders, type OrderRow } from '../orders/index.js';
+import { coversOrder, paymentTotals } from '../pricing/index.js';
+import * as repo from './repository.js';
+import type { Intent } from './stripe-client.js';
+import { orderPaymentView } from './views.js';
+
+/** One intent to apply: a webhook's (with Stripe's event id, applied once) or a sync's (no event id). */
+export interface IntentJob {
+  store: string;
+  intent: Intent;
+  eventId: string | null;
+  failedEvent: boolean;
+}
+
+/** Where a payment may go from each state: a succeeded payment never goes back. */
+const PAYMENT_MOVES: Record<repo.PaymentStatus, readonly repo.PaymentStatus[]> = {
+  pending: ['authorized', 'succeeded', 'failed', 'cancelled'],
+  // A declined card may be retried on the same intent, and then succeed.
+  failed: ['authorized', 'succeeded', 'cancelled'],
+  authorized: ['succeeded', 'cancelled'],
+  succeeded: [],
+  cancelled: [],
+};
+
+/** The payment state an intent shows, or null while the shopper is still paying. */
+function stateOfIntent(intent: Intent, failedEvent: boolean): { status: repo.PaymentStatus; captured: number } | null {
+  switch (intent.status) {
+    case 'succeeded':
+      return { status: 'succeeded', captured: intent.amount_received };
+    case 'requires_capture':
+      return { status: 'authorized', captured: 0 };
+    case 'canceled':
+      return { status: 'cancelled', captured: 0 };
+    case 'requires_payment_method':
+      return failedEvent || intent.last_payment_error ? { status: 'failed', captured: 0 } : null;
+    default:
+      return null;
+  }
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** The payment id an intent's metadata names for this store (its create call's answer may have been lost). */
+const paymentIdOf = (job: IntentJob) => {
+  const metadata = job.intent.metadata ?? {};
+  return metadata.store === job.store && metadata.paymentId && UUID.test(metadata.paymentId) ? metadata.paymentId.toLowerCase() : undefined;
+};
+
+/** The events of one intent, recorded once the round has rendered its orders. */
+interface Announcement {
+  orderId: string;
+  payment: repo.PaymentRow;
+  paid: boolean;
+  status: repo.PaymentStatus;
+}
+
+/**
+ * Decides and writes one round of a store's intents (in one transaction, `tx`): one outcome each,
+ * in arrival order, whose value is the payment owed a refund or a void after the commit (or null).
+ * An event id already applied, an intent of no payment of this store's, or a move the state table
+ * does not allow changes nothing for that intent alone.
+ */
+export async function applyIntentRound(tx: Executor, store: string, jobs: IntentJob[], record: Recorder): Promise<Array<Outcome<string | null>>> {
+  const outcomes: Array<Outcome<string | null>> = jobs.map(() => ({ ok: true, value: null }));
+  // An event id once in the round: its copies (a duplicate storm) are answered as already applied.
+  const firstOfEvent = new Map<string, number>();
+  const live = jobs.map((job, i) => {
+    if (job.eventId === null) return true;
+    if (firstOfEvent.has(job.eventId)) return false;
+    firstOfEvent.set(job.eventId, i);
+    return true;
+  });
+  const recorded = await repo.recordWebhookEvents(tx, store, [...firstOfEvent.keys()]);
+  const applies = jobs.map((job, i) => live[i]! && (job.eventId === null || recorded.has(job.eventId)));
+  const wanted = jobs.filter((_, i) => applies[i]);
+  if (wanted.length === 0) return outcomes;
+
+  const found = await repo.findPaymentsOfRound(tx, store, [...new Set(wanted.map((j) => j.intent.id))], [...new Set(wanted.flatMap((j) => paymentIdOf(j) ?? []))]);
+  const byIntent = new Map(found.filter((p) => p.intentId !== null).map((p) => [p.intentId!, p]));
+  const byId = new Map(found.map((p) => [p.id, p]));
+  const knownOf = jobs.map((job, i) => {
+    if (!applies[i]) return undefined;
+    const known = byIntent.get(job.intent.id) ?? byId.get(paymentIdOf(job) ?? '');
+    // Another provider's payment, or one that already has another intent: not this intent's.
+    return known && known.provider === 'stripe' && (known.intentId === null || known.intentId === job.intent.id) ? known : undefined;
+  });
+  const orderIds = [...new Set(knownOf.flatMap((p) => (p ? [p.orderId] : [])))];
+  if (orderIds.length === 0) return outcomes;
+  // Every change of a payment takes its order's lock first; read again under the locks: the
+  // payments as they are now, and the orders' other payments, in one statement.
+  const orders = new Map((await lockOrders(tx, store, orderIds)).map((o) => [o.id, o]));
+  const current = new Map((await repo.paymentsOf(tx, store, [...orders.keys()])).map((p) => [p.id, p]));
+  const statusOf = new Map([...orders.values()].map((o) => [o.id, o.status]));
+  const changed = new Map<string, repo.PaymentChange>();
+  const paidOrders = new Set<string>();
+  const announcements: Announcement[] = [];
+
+  jobs.forEach((job, i) => {
+    const known = knownOf[i];
+    const payment = known && current.get(known.id);
+    const order = payment && orders.get(payment.orderId);
+    // A payment whose create call Stripe refused was dropped without the order's lock; an order deleted.
+    if (!payment || !order) return;
+    const decided = decide(job, payment, order, statusOf.get(order.id)!, [...current.values()].filter((p) => p.orderId === order.id && p.id !== payment.id));
+    outcomes[i] = { ok: true, value: decided.owed };
+    if (!decided.payment) return;
+    current.set(payment.id, decided.payment);
+    changed.set(payment.id, {
+      id: payment.id, status: decided.payment.status, capturedAmount: decided.payment.capturedAmount, dueAction: decided.payment.dueAction,
+      intentId: decided.payment.intentId, clientSecret: decided.payment.clientSecret,
+    });
+    if (decided.paid) {
+      statusOf.set(order.id, 'PAID');
+      paidOrders.add(order.id);
+    }
+    if (decided.announce) announcements.push({ orderId: order.id, payment: decided.payment, paid: decided.paid, status: decided.payment.status });
+  });
+
+  const at = await repo.updatePaymentsOfRound(tx, store, [...changed.values()]);
+  const moved = await markOrdersPaid(tx, store, [...paidOrders]);
+  if (announcements.length === 0) return outcomes;
+  // Each order rendered once, as the round leaves it, for every event the round records of it.
+  const final = new Map<string, OrderRow>([...orders].filter(([id]) => announcements.some((a) => a.orderId === id)));
+  for (const o of moved) if (final.has(o.id)) final.set(o.id, o);
+  const views = new Map((await renderOrders(tx, store, [...final.values()])).map((v) => [v.id, v]));
+  for (const a of announcements) {
+    const view = { payment: orderPaymentView({ ...a.payment, updatedAt: at ?? a.payment.updatedAt }), order: views.get(a.orderId)! };
+    if (a.paid) record('order.paid', { order: view.order });
+    if (a.status === 'succeeded') record('payment.succeeded', view);
+    if (a.status === 'failed') record('payment.failed', view);
+  }
+  return outcomes;
+}
+
+/**
+ * One intent against its payment and order as the round has them so far: the payment after it
+ * (undefined when nothing changes), whether it makes the order PAID, and the payment owed a refund
+ * or a void. Money for an order that no longer wants it is owed back at once (never kept for an
+ * unpaid order).
+ */
+function decide(job: IntentJob, payment: repo.PaymentRow, order: OrderRow, orderStatus: OrderRow['status'], others: repo.PaymentRow[]) {
+  const withIntent = payment.intentId === null ? { ...payment, intentId: job.intent.id, clientSecret: job.intent.client_secret } : payment;
+  const next = stateOfIntent(job.intent, job.failedEvent);
+  if (!next || !PAYMENT_MOVES[payment.status].includes(next.status)) {
+    return { payment: withIntent === payment ? undefined : withIntent, paid: false, announce: false, owed: payment.dueAction ? payment.id : null };
+  }
+  const total = orderTotalOf(order);
+  const coveredWithout = coversOrder(paymentTotals(total, others.map(paymentAmounts)).paymentStatus);
+  const counted = payment.status === 'authorized';
+  const takesMoney = next.status === 'succeeded' || next.status === 'authorized';
+  const unwanted = takesMoney && (orderStatus === 'CANCELLED' || (!counted && (orderStatus !== 'CREATED' || coveredWithout)));
+  const dueAction = unwanted ? (next.status === 'succeeded' ? 'refund' : 'void') : payment.dueAction === 'void' && next.status === 'cancelled' ? null : payment.dueAction;
+  const updated: repo.PaymentRow = { ...withIntent, status: next.status, capturedAmount: Math.min(next.captured, Number(payment.amount)), dueAction };
+  const paid = orderStatus === 'CREATED' && takesMoney && !unwanted && coversOrder(paymentTotals(total, [...others, updated].map(paymentAmounts)).paymentStatus);
+  return { payment: updated, paid, announce: true, owed: dueAction ? payment.id : null };
+}
