@@ -3,7 +3,7 @@ import { queryRows, type Database, type Executor } from '../../db/client.js';
 import { stores, tokens } from '../../db/schema.js';
 import type { TokenKind } from './tokens.js';
 import { FreshCoalescer } from '../../lib/fresh-coalescer.js';
-import { catalogVersionOf } from './catalog-version.js';
+import { catalogVersionOf, holdsVersionOf } from './catalog-version.js';
 
 export type StoreRow = typeof stores.$inferSelect;
 export type TokenRow = typeof tokens.$inferSelect;
@@ -43,7 +43,7 @@ export async function insertToken(
 
 function tokenLookup(db: Database) {
   return db
-    .select({ id: tokens.id, kind: tokens.kind, customerId: tokens.customerId, guest: tokens.guest, catalogVersion: catalogVersionOf(tokens.store) })
+    .select({ id: tokens.id, kind: tokens.kind, customerId: tokens.customerId, guest: tokens.guest, catalogVersion: catalogVersionOf(tokens.store), holdsVersion: holdsVersionOf(tokens.store) })
     .from(tokens)
     .where(
       and(
@@ -56,7 +56,7 @@ function tokenLookup(db: Database) {
     .prepare('storefront_token_lookup');
 }
 
-type ActiveToken = { id: string; kind: TokenRow['kind']; customerId: string | null; guest: boolean; catalogVersion: number };
+type ActiveToken = { id: string; kind: TokenRow['kind']; customerId: string | null; guest: boolean; catalogVersion: number; holdsVersion: number };
 
 // Every request runs this query: it is built once per database, prepared on the server, and
 // shared among the requests of one token that wait for it at the same time.
