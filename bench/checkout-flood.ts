@@ -7,9 +7,12 @@
  * then while an attacker (its own process, 20 connections at --attack-rate requests per second,
  * default 500 (0: unpaced, which measures this machine's CPU more than the service), rotating the left part of
  * X-Forwarded-For) holds and releases its carts (each one a catalog change), guesses codes and
- * orders from new guest sessions. The shopper's work: catalog reads (GET /v1/products, the store's
- * cached answers), and checkouts (cart, hold, release). Reported: the shopper's median and p99 in
- * both runs, how the attack was answered, and the units of the attacked product it kept unavailable.
+ * orders from new guest sessions. The shopper's work: catalog reads (the store's cached answers) of
+ * a page that shows the attacked product (GET /v1/products?limit=20: it is the newest) and of one
+ * that does not (the next page), and checkouts (cart, hold, release). A hold or release refreshes
+ * only the cached answers that show its products, so the attack reaches the first kind of read
+ * only. Reported: the shopper's mean, median and p99 in both runs, how the attack was answered, and
+ * the units of the attacked product it kept unavailable.
  * Options: --attack-rate 500 --port 4310 --seconds 5 --embedded (PGlite instead of BENCH_DATABASE_URL). The attacker
  * runs as `--attacker <url> <fixture json> <seconds> <rate>`.
  */
@@ -47,12 +50,22 @@ function percentile(sorted: number[], p: number) {
   return sorted.length === 0 ? 0 : Math.round(sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))]! * 100) / 100;
 }
 
-/** The shopper: catalog reads for `seconds`, then checkouts (cart, hold, release) for `seconds`. */
-async function shopper(base: string, f: Fixture, seconds: number) {
-  const reads = await autocannon({
-    url: `${base}/api/v1/products?limit=20`, connections: 1, duration: seconds,
+/** Catalog reads of one URL for `seconds`, one connection, each request from an address of its own. */
+async function reads(url: string, f: Fixture, seconds: number) {
+  const r = await autocannon({
+    url, connections: 1, duration: seconds,
     requests: [{ setupRequest: (request) => ({ ...request, headers: { ...request.headers, authorization: `Bearer ${f.storefront}`, 'x-forwarded-for': shopperAddress() } }) }],
   });
+  return { requests: r.requests.total, mean: r.latency.mean, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx };
+}
+
+/**
+ * The shopper: catalog reads of the page with the attacked product and of the page without it,
+ * `seconds` each, then checkouts (cart, hold, release) for `seconds`.
+ */
+async function shopper(base: string, f: Fixture, seconds: number) {
+  const catalog = await reads(`${base}/api/v1/products?limit=20`, f, seconds);
+  const otherPage = await reads(`${base}/api/v1/products?limit=20&offset=20`, f, seconds);
   const steps: number[] = [];
   const refused: Record<string, number> = {};
   const until = Date.now() + seconds * 1000;
@@ -67,7 +80,7 @@ async function shopper(base: string, f: Fixture, seconds: number) {
   }
   steps.sort((a, b) => a - b);
   return {
-    catalog: { requests: reads.requests.total, mean: reads.latency.mean, p50: reads.latency.p50, p99: reads.latency.p99, non2xx: reads.non2xx },
+    catalog, otherPage,
     checkout: { count: steps.length, p50: percentile(steps, 50), p99: percentile(steps, 99), refused },
   };
 }
@@ -145,7 +158,7 @@ async function main() {
     await shopper(base, f, 1); // warm-up
     const idle = await shopper(base, f, seconds);
     const attacking = new Promise<string>((resolve, reject) => {
-      const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'bench/checkout-flood.ts'), '--attacker', base, JSON.stringify(f), String(seconds * 2 + 3), values['attack-rate']], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+      const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'bench/checkout-flood.ts'), '--attacker', base, JSON.stringify(f), String(seconds * 3 + 3), values['attack-rate']], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
       let out = '';
       child.stdout.on('data', (d: Buffer) => (out += d.toString()));
       child.once('exit', (code) => (code === 0 ? resolve(out.trim()) : reject(new Error(`attacker exited ${code}`))));
@@ -157,6 +170,7 @@ async function main() {
     console.log(JSON.stringify({
       idle, during,
       catalogMeanRatio: Math.round((during.catalog.mean / Math.max(idle.catalog.mean, 0.001)) * 100) / 100,
+      otherPageMeanRatio: Math.round((during.otherPage.mean / Math.max(idle.otherPage.mean, 0.001)) * 100) / 100,
       checkoutP50Ratio: Math.round((during.checkout.p50 / Math.max(idle.checkout.p50, 0.001)) * 100) / 100,
       attack,
       attackedProduct: { stock: 10_000_000, held: kept.held, ordered: 10_000_000 - kept.quantity, unavailable: kept.held + 10_000_000 - kept.quantity },
