@@ -127,8 +127,9 @@ export function registerCommand<P extends TSchema, B extends TSchema, Q extends 
 
 /**
  * Marks a success of a command that does not declare `changesCatalog` as one that changed catalog
- * answers all the same (a cart change that ended a checkout hold): the version is bumped for it.
- * Only for answers that are not kept (no `Idempotency-Key`): the mark is not serialized.
+ * answers all the same: the version is bumped for it (a change of checkout holds only marks
+ * HOLDS_CHANGED instead). Only for answers that are not kept (no `Idempotency-Key`): the mark is
+ * not serialized.
  */
 export const CATALOG_CHANGED: unique symbol = Symbol('catalogChanged');
 
