@@ -11,8 +11,9 @@
  * a page that shows the attacked product (GET /v1/products?limit=20: it is the newest) and of one
  * that does not (the next page), and checkouts (cart, hold, release). A hold or release refreshes
  * only the cached answers that show its products, so the attack reaches the first kind of read
- * only. Reported: the shopper's mean, median and p99 in both runs, how the attack was answered, and
- * the units of the attacked product it kept unavailable.
+ * only. Reported: the shopper's mean, median and p99 in both runs, how many of its catalog reads the
+ * server computed rather than answered from its cache (its metrics), how the attack was answered,
+ * and the units of the attacked product it kept unavailable.
  * Options: --attack-rate 500 --port 4310 --seconds 5 --embedded (PGlite instead of BENCH_DATABASE_URL). The attacker
  * runs as `--attacker <url> <fixture json> <seconds> <rate>`.
  */
@@ -50,13 +51,26 @@ function percentile(sorted: number[], p: number) {
   return sorted.length === 0 ? 0 : Math.round(sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))]! * 100) / 100;
 }
 
-/** Catalog reads of one URL for `seconds`, one connection, each request from an address of its own. */
-async function reads(url: string, f: Fixture, seconds: number) {
+const METRICS_TOKEN = 'bench-metrics-token-0123456789';
+
+/** Catalog reads the server computed rather than answered from its cache, so far (its metrics). */
+async function computedSoFar(base: string): Promise<number> {
+  const text = await (await fetch(`${base}/api/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })).text();
+  return Number(/storefront_catalog_cache_total\{outcome="computed"\} (\d+)/.exec(text)?.[1] ?? 0);
+}
+
+/**
+ * Catalog reads of one URL for `seconds`, one connection, each request from an address of its own;
+ * `computed`: how many of them the server computed (the attacker reads no catalog).
+ */
+async function reads(base: string, path: string, f: Fixture, seconds: number) {
+  const before = await computedSoFar(base);
   const r = await autocannon({
-    url, connections: 1, duration: seconds,
+    url: base + path,
+    connections: 1, duration: seconds,
     requests: [{ setupRequest: (request) => ({ ...request, headers: { ...request.headers, authorization: `Bearer ${f.storefront}`, 'x-forwarded-for': shopperAddress() } }) }],
   });
-  return { requests: r.requests.total, mean: r.latency.mean, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx };
+  return { requests: r.requests.total, computed: (await computedSoFar(base)) - before, mean: r.latency.mean, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx };
 }
 
 /**
@@ -64,8 +78,8 @@ async function reads(url: string, f: Fixture, seconds: number) {
  * `seconds` each, then checkouts (cart, hold, release) for `seconds`.
  */
 async function shopper(base: string, f: Fixture, seconds: number) {
-  const catalog = await reads(`${base}/api/v1/products?limit=20`, f, seconds);
-  const otherPage = await reads(`${base}/api/v1/products?limit=20&offset=20`, f, seconds);
+  const catalog = await reads(base, '/api/v1/products?limit=20', f, seconds);
+  const otherPage = await reads(base, '/api/v1/products?limit=20&offset=20', f, seconds);
   const steps: number[] = [];
   const refused: Record<string, number> = {};
   const until = Date.now() + seconds * 1000;
@@ -141,7 +155,7 @@ async function main() {
     cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'],
     env: {
       ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1', SEED_DEMO: 'false', LOG_LEVEL: 'error', TRUST_PROXY: '127.0.0.1',
-      RATE_LIMIT_PER_MINUTE: '0', MAINTENANCE_INTERVAL_SECONDS: '0', DB_POOL_SIZE: '20', WEBHOOK_POLL_INTERVAL_MS: '0',
+      RATE_LIMIT_PER_MINUTE: '0', MAINTENANCE_INTERVAL_SECONDS: '0', METRICS_TOKEN, DB_POOL_SIZE: '20', WEBHOOK_POLL_INTERVAL_MS: '0',
     },
   });
   try {

@@ -15,6 +15,13 @@ import type { Database } from '../../db/client.js';
 import { holdChangesSince, nextHoldExpiry } from '../holds/index.js';
 import { HeldMarks, type Shows } from './held-marks.js';
 
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** How a catalog read was answered: a cached answer, or computed (plugins/metrics.ts counts both). */
+    catalogCache?: 'hit' | 'computed';
+  }
+}
+
 interface Entry {
   body: string;
   etag: string;
@@ -93,6 +100,7 @@ export async function sendCached<T>(
   const key = `${principal.store}\u0000${principal.catalogVersion}\u0000${request.url}`;
   const tick = shows && cache.holds ? await cache.holds.seen(principal.store, principal.holdsVersion) : undefined;
   let entry = cache.get(key);
+  request.catalogCache = entry ? 'hit' : 'computed';
   if (!entry) {
     // A replica's answer is filed only once the replica holds the hold changes marked so far.
     const since = tick === undefined ? undefined : cache.holds!.markedAt(principal.store);
