@@ -6,7 +6,7 @@
  * X-Forwarded-For names the client. A shopper (its own address, one connection) is measured idle,
  * then while an attacker (its own process, 20 connections at --attack-rate requests per second,
  * default 500 (0: unpaced, which measures this machine's CPU more than the service), rotating the left part of
- * X-Forwarded-For) holds and releases its carts (each one a catalog change), guesses codes and
+ * X-Forwarded-For) holds and releases its carts, guesses codes and
  * orders from new guest sessions. The shopper's work: catalog reads (the store's cached answers) of
  * a page that shows the attacked product (GET /v1/products?limit=20: it is the newest) and of one
  * that does not (the next page), and checkouts (cart, hold, release). A hold or release refreshes
@@ -14,8 +14,10 @@
  * only. Reported: the shopper's mean, median and p99 in both runs, how many of its catalog reads the
  * server computed rather than answered from its cache (its metrics), how the attack was answered,
  * and the units of the attacked product it kept unavailable.
- * Options: --attack-rate 500 --port 4310 --seconds 5 --embedded (PGlite instead of BENCH_DATABASE_URL). The attacker
- * runs as `--attacker <url> <fixture json> <seconds> <rate>`.
+ * Options: --attack-rate 500 --port 4310 --seconds 5 --embedded (PGlite instead of BENCH_DATABASE_URL), --churn (the
+ * attacker releases each cart right after holding it, so that every hold and release changes what
+ * is held, rather than keeping its carts held). The attacker runs as
+ * `--attacker <url> <fixture json> <seconds> <rate> <churn|keep>`.
  */
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
@@ -100,7 +102,7 @@ async function shopper(base: string, f: Fixture, seconds: number) {
 }
 
 /** The attacker: its carts held and released over and over, guessed codes, guest orders, at `rate` requests per second. */
-async function attacker(base: string, f: Fixture, seconds: number, rate: number) {
+async function attacker(base: string, f: Fixture, seconds: number, rate: number, churn: boolean) {
   const rotating = () => `10.${Math.floor(Math.random() * 255)}.${Math.floor(Math.random() * 255)}.1, ${ATTACKER}`;
   const carts: string[] = [];
   for (let i = 0; i < 10; i++) {
@@ -122,7 +124,10 @@ async function attacker(base: string, f: Fixture, seconds: number, rate: number)
       setupRequest: (request) => {
         const i = n++;
         const headers = { ...request.headers, 'x-forwarded-for': rotating(), 'content-type': 'application/json', authorization: `Bearer ${f.storefront}` };
-        const cart = carts[i % Math.max(1, carts.length)];
+        // With `churn`, each group of four holds a cart and then releases that same cart: every
+        // hold and release answered 200 changes what is held. Without, most holds renew one of the
+        // (at most HOLDS_PER_CLIENT) held carts and most releases find nothing held: it keeps stock.
+        const cart = carts[(churn ? Math.floor(i / 4) : i) % Math.max(1, carts.length)];
         switch (i % 4) {
           case 0: return { ...request, method: 'POST', path: `/api/v1/carts/${cart}/hold`, headers, body: undefined };
           case 1: return { ...request, method: 'DELETE', path: `/api/v1/carts/${cart}/hold`, headers, body: undefined };
@@ -143,7 +148,7 @@ async function attacker(base: string, f: Fixture, seconds: number, rate: number)
 }
 
 async function main() {
-  const { values } = parseArgs({ options: { 'attack-rate': { type: 'string', default: '500' }, port: { type: 'string', default: '4310' }, seconds: { type: 'string', default: '5' }, embedded: { type: 'boolean', default: false } } });
+  const { values } = parseArgs({ options: { 'attack-rate': { type: 'string', default: '500' }, port: { type: 'string', default: '4310' }, seconds: { type: 'string', default: '5' }, embedded: { type: 'boolean', default: false }, churn: { type: 'boolean', default: false } } });
   const seconds = Number(values.seconds);
   const port = Number(values.port);
   const base = `http://127.0.0.1:${port}`;
@@ -172,7 +177,7 @@ async function main() {
     await shopper(base, f, 1); // warm-up
     const idle = await shopper(base, f, seconds);
     const attacking = new Promise<string>((resolve, reject) => {
-      const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'bench/checkout-flood.ts'), '--attacker', base, JSON.stringify(f), String(seconds * 3 + 3), values['attack-rate']], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+      const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'bench/checkout-flood.ts'), '--attacker', base, JSON.stringify(f), String(seconds * 3 + 3), values['attack-rate'], values.churn ? 'churn' : 'keep'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
       let out = '';
       child.stdout.on('data', (d: Buffer) => (out += d.toString()));
       child.once('exit', (code) => (code === 0 ? resolve(out.trim()) : reject(new Error(`attacker exited ${code}`))));
@@ -196,5 +201,5 @@ async function main() {
   }
 }
 
-if (process.argv[2] === '--attacker') await attacker(process.argv[3]!, JSON.parse(process.argv[4]!) as Fixture, Number(process.argv[5]), Number(process.argv[6]));
+if (process.argv[2] === '--attacker') await attacker(process.argv[3]!, JSON.parse(process.argv[4]!) as Fixture, Number(process.argv[5]), Number(process.argv[6]), process.argv[7] === 'churn');
 else await main();
