@@ -118,6 +118,7 @@ async function attacker(base: string, f: Fixture, seconds: number, rate: number,
     if (a.status === 201) guests.push({ customerId: g.json.customerId, secret: g.json.secret, addressId: a.json.address.id });
   }
   let n = 0;
+  console.log('attacking');
   const result = await autocannon({
     url: base, connections: 20, duration: seconds, ...(rate > 0 ? { overallRate: rate } : {}),
     requests: [{
@@ -176,13 +177,19 @@ async function main() {
     const f: Fixture = { storefront: seeded.storefront, admin: seeded.admin, productId: product.json.product.id };
     await shopper(base, f, 1); // warm-up
     const idle = await shopper(base, f, seconds);
+    let started = () => {};
+    const attackStarted = new Promise<void>((resolve) => (started = resolve));
     const attacking = new Promise<string>((resolve, reject) => {
       const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'bench/checkout-flood.ts'), '--attacker', base, JSON.stringify(f), String(seconds * 3 + 3), values['attack-rate'], values.churn ? 'churn' : 'keep'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
       let out = '';
-      child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-      child.once('exit', (code) => (code === 0 ? resolve(out.trim()) : reject(new Error(`attacker exited ${code}`))));
+      child.stdout.on('data', (d: Buffer) => {
+        out += d.toString();
+        if (out.startsWith('attacking\n')) started();
+      });
+      child.once('exit', (code) => (code === 0 ? resolve(out.trim().split('\n').at(-1)!) : reject(new Error(`attacker exited ${code}`))));
     });
-    await new Promise((r) => setTimeout(r, 2000)); // the attacker takes its carts and sessions first
+    // The attacker takes its carts and sessions first (a few seconds on a loaded machine), then says so.
+    await Promise.race([attackStarted, attacking]);
     const during = await shopper(base, f, seconds);
     const kept = (await call(base, f.admin, 'GET', `/api/v1/admin/products/${f.productId}`, '127.0.0.1')).json.product;
     const attack = JSON.parse(await attacking);
