@@ -35,6 +35,7 @@ test('/api/metrics exposes requests, latency, pool use and the business counters
   assert.equal((await placeOrder(t, s, customer, body, { 'idempotency-key': 'metrics-key' })).status, 201);
   assert.equal((await placeOrder(t, s, customer, body, { 'idempotency-key': 'metrics-key' })).headers['idempotent-replayed'], 'true');
   assert.equal((await placeOrder(t, s, customer, body)).status, 422);
+  for (let i = 0; i < 2; i++) assert.equal((await t.request('GET', '/api/v1/collections', { token: s.storefront })).status, 200);
   const r = await t.request('GET', '/api/metrics');
   assert.equal(r.status, 200);
   assert.match(String(r.headers['content-type']), /text\/plain/);
@@ -44,6 +45,8 @@ test('/api/metrics exposes requests, latency, pool use and the business counters
   assert.match(r.text, /storefront_idempotent_replays_total 1\n/);
   assert.match(r.text, /storefront_stock_refusals_total\{code="INSUFFICIENT_STOCK"\} 1\n/);
   assert.match(r.text, /db_pool_connections\{state="total"\} \d+/);
+  assert.match(r.text, /storefront_catalog_cache_total\{outcome="computed"\} [1-9]/);
+  assert.match(r.text, /storefront_catalog_cache_total\{outcome="hit"\} [1-9]/);
   assert.doesNotMatch(r.text, /route="\/api\/v1\/[0-9a-f]{8}-/, 'routes are labelled by pattern, never by raw URL');
 });
 

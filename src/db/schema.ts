@@ -9,6 +9,7 @@ import {
   bigint,
   boolean,
   check,
+  customType,
   foreignKey,
   index,
   integer,
@@ -22,6 +23,7 @@ import {
   uuid,
 } from 'drizzle-orm/pg-core';
 
+const xid8 = customType<{ data: string }>({ dataType: () => 'xid8' });
 const ts = (name: string) => timestamp(name, { withTimezone: true, precision: 3, mode: 'date' });
 const createdAt = () => ts('created_at').notNull().defaultNow();
 const id = () => uuid('id').notNull().defaultRandom();
@@ -381,6 +383,29 @@ export const cartHolds = pgTable(
     // What is held of some products (their sums), for catalog reads, holds and orders.
     index('cart_holds_store_product_idx').on(t.store, t.productId, t.until),
     check('cart_holds_quantity_check', sql`${t.quantity} > 0`),
+  ],
+);
+
+/**
+ * Which products' held units changed, and by which transaction: a hold, release or cart change
+ * writes its products' rows in its own transaction (modules/holds), then bumps the store's holds
+ * version, `catalog_holds_<slug>` (a sequence, like the catalog version), before answering. A
+ * process that reads a newer holds version reads the rows written by transactions it had not seen
+ * finish (`xid` at or above its last snapshot's xmin) and refreshes only the cached catalog answers
+ * that show those products (catalog/held-marks.ts). One row per product, so it never grows past
+ * the products ever held.
+ */
+export const catalogHoldMarks = pgTable(
+  'catalog_hold_marks',
+  {
+    store: store(),
+    productId: uuid('product_id').notNull(),
+    xid: xid8('xid').notNull().default(sql`pg_current_xact_id()`),
+  },
+  (t) => [
+    primaryKey({ columns: [t.store, t.productId] }),
+    // The products changed since a snapshot: one range read per catch-up.
+    index('catalog_hold_marks_store_xid_idx').on(t.store, t.xid),
   ],
 );
 

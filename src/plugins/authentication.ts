@@ -17,14 +17,14 @@ import { bearerTokenOf } from '../lib/bearer.js';
 
 export type Principal =
   | { kind: 'root' }
-  | { kind: 'admin' | 'server' | 'storefront'; store: string; tokenId: string; /** read with the token, at this request's start */ catalogVersion: number }
+  | { kind: 'admin' | 'server' | 'storefront'; store: string; tokenId: string; /** read with the token, at this request's start */ catalogVersion: number; /** likewise (modules/stores/catalog-version.ts) */ holdsVersion: number }
   | {
-      kind: 'customer'; store: string; customerId: string; /** null for an identity-provider JWT */ tokenId: string | null; catalogVersion: number;
+      kind: 'customer'; store: string; customerId: string; /** null for an identity-provider JWT */ tokenId: string | null; catalogVersion: number; holdsVersion: number;
       /** A guest session: a new customer id per session, so "once per customer" also needs the order's email. */
       guest: boolean;
     }
   /** A person signed in to the dashboard; `role` picks the access table's column (`owner` or `staff`). */
-  | { kind: 'staff'; store: string; staffId: string; email: string; role: 'owner' | 'staff'; /** null while signing in */ sessionId: string | null; expiresAt: string; catalogVersion: number };
+  | { kind: 'staff'; store: string; staffId: string; email: string; role: 'owner' | 'staff'; /** null while signing in */ sessionId: string | null; expiresAt: string; catalogVersion: number; holdsVersion: number };
 
 export type StorePrincipal = Extract<Principal, { store: string }>;
 
@@ -67,7 +67,7 @@ export interface CustomerJwts {
   /** True when a bearer secret has the shape of a JWT rather than of one of our tokens. */
   recognizes(secret: string): boolean;
   /** The customer a JWT names, or a 401 (`refuse`) / 503 AppError. */
-  authenticate(db: Database, jwt: string, refuse: (detail: string) => AppError): Promise<{ store: string; customerId: string; catalogVersion: number }>;
+  authenticate(db: Database, jwt: string, refuse: (detail: string) => AppError): Promise<{ store: string; customerId: string; catalogVersion: number; holdsVersion: number }>;
 }
 
 export interface AuthenticationOptions {
@@ -87,14 +87,14 @@ async function principalOf(app: FastifyInstance, request: FastifyRequest, option
   if (isSessionSecret(secret)) {
     const session = await authenticateSession(app.db, secret);
     if (!session) throw refuse('the staff session is unknown, expired or was ended; sign in again');
-    return { kind: 'staff', store: session.store, staffId: session.staffId, email: session.email, role: session.role, sessionId: session.sessionId, expiresAt: toIso(session.expiresAt), catalogVersion: session.catalogVersion };
+    return { kind: 'staff', store: session.store, staffId: session.staffId, email: session.email, role: session.role, sessionId: session.sessionId, expiresAt: toIso(session.expiresAt), catalogVersion: session.catalogVersion, holdsVersion: session.holdsVersion };
   }
   const token = await authenticateSecret(app.db, secret);
   if (!token) throw refuse('the token is unknown, expired or was revoked');
   if (token.kind === 'customer') {
-    return { kind: 'customer', store: token.store, customerId: token.customerId!, tokenId: token.tokenId, catalogVersion: token.catalogVersion, guest: token.guest };
+    return { kind: 'customer', store: token.store, customerId: token.customerId!, tokenId: token.tokenId, catalogVersion: token.catalogVersion, holdsVersion: token.holdsVersion, guest: token.guest };
   }
-  return { kind: token.kind, store: token.store, tokenId: token.tokenId, catalogVersion: token.catalogVersion };
+  return { kind: token.kind, store: token.store, tokenId: token.tokenId, catalogVersion: token.catalogVersion, holdsVersion: token.holdsVersion };
 }
 
 export default fp(

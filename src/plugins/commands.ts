@@ -7,8 +7,9 @@
  *   2. takes the request's idempotency key in that transaction (a replay or a 409 ends here);
  *   3. runs the work, which records its events through its context;
  *   4. writes the events, and keeps the idempotent answer, in the same transaction; commits;
- *   5. bumps the store's catalog version after the commit and before the answer (see
- *      modules/stores/catalog-version.ts), then answers.
+ *   5. bumps the store's catalog version (or, for a change of checkout holds only, its holds
+ *      version) after the commit and before the answer (see modules/stores/catalog-version.ts),
+ *      then answers.
  * A write route registered any other way makes the app refuse to start.
  */
 import type { Static, TSchema } from '@sinclair/typebox';
@@ -18,7 +19,7 @@ import type { ErrorCode } from '../lib/app-error.js';
 import { FreshBatcher } from '../lib/fresh-batcher.js';
 import { errorResponses } from '../lib/http-schemas.js';
 import { KeyedBatcher } from '../lib/keyed-batcher.js';
-import { markCatalogsChanged } from '../modules/stores/index.js';
+import { markCatalogsChanged, markHoldsChanged } from '../modules/stores/index.js';
 import type { Claim } from '../modules/idempotency/index.js';
 import { storePrincipalOf } from './authentication.js';
 import { actorOf, claimOf, runInTransaction, runRoundOfStores, type Answer, type Entry } from './command-runners.js';
@@ -107,11 +108,12 @@ export function registerCommand<P extends TSchema, B extends TSchema, Q extends 
         if ('refusal' in answer) throw answer.refusal;
       } catch (error) {
         // A 5xx may have failed after its commit: the bump is cheap, a stale cache is not.
-        if (command.changesCatalog && store && toAppError(error).status >= 500) await bumpCatalog(app, request, store);
+        if (store && toAppError(error).status >= 500) await (command.changesCatalog ? bumpCatalog : bumpHolds)(app, request, store);
         throw error;
       }
       const replayed = 'replayed' in answer && answer.replayed;
       if ((command.changesCatalog || changedCatalog(answer)) && store && !replayed) await bumpCatalog(app, request, store);
+      else if (changedHolds(answer) && store && !replayed) await bumpHolds(app, request, store);
       if ('value' in answer) return reply.send(answer.value);
       if (replayed) reply.header('idempotent-replayed', 'true');
       return reply
@@ -148,13 +150,24 @@ export function roundShardOf(store: string, count: number): number {
 
 /**
  * Marks a success of a command that does not declare `changesCatalog` as one that changed catalog
- * answers all the same (a cart change that ended a checkout hold): the version is bumped for it.
- * Only for answers that are not kept (no `Idempotency-Key`): the mark is not serialized.
+ * answers all the same: the version is bumped for it (a change of checkout holds only marks
+ * HOLDS_CHANGED instead). Only for answers that are not kept (no `Idempotency-Key`): the mark is
+ * not serialized.
  */
 export const CATALOG_CHANGED: unique symbol = Symbol('catalogChanged');
 
 const changedCatalog = (answer: Answer) =>
   'value' in answer && typeof answer.value === 'object' && answer.value !== null && (answer.value as { [CATALOG_CHANGED]?: boolean })[CATALOG_CHANGED] === true;
+
+/**
+ * Marks a success that took or ended checkout holds (their products noted in its transaction, see
+ * modules/holds): the store's holds version is bumped for it, which refreshes only the cached
+ * answers that show those products. Not serialized, like CATALOG_CHANGED.
+ */
+export const HOLDS_CHANGED: unique symbol = Symbol('holdsChanged');
+
+const changedHolds = (answer: Answer) =>
+  'value' in answer && typeof answer.value === 'object' && answer.value !== null && (answer.value as { [HOLDS_CHANGED]?: boolean })[HOLDS_CHANGED] === true;
 
 /**
  * Bumps the store's catalog version. With read replicas, the primary's WAL position after the bump
@@ -170,6 +183,17 @@ async function bumpCatalog(app: FastifyInstance, request: FastifyRequest, store:
   }
 }
 
+/** Bumps the store's holds version, as bumpCatalog does its catalog version. */
+async function bumpHolds(app: FastifyInstance, request: FastifyRequest, store: string): Promise<void> {
+  try {
+    const replicas = app.replicaReads;
+    const position = await app.holdsBumps.get(store);
+    if (position) replicas?.noteCatalogChange(store, position);
+  } catch (error) {
+    request.log.error({ err: error }, 'could not bump the holds version: cached catalog answers may lag until the next change');
+  }
+}
+
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -179,6 +203,8 @@ declare module 'fastify' {
      * round trip, not one per request. Answers the WAL position after it when there are replicas.
      */
     catalogBumps: FreshBatcher<string | undefined>;
+    /** The same for the stores' holds versions (checkout holds changed). */
+    holdsBumps: FreshBatcher<string | undefined>;
   }
 }
 
@@ -188,6 +214,13 @@ export default fp(
       'catalogBumps',
       new FreshBatcher<string | undefined>(async (stores) => {
         const position = await markCatalogsChanged(app.db, stores, { position: app.replicaReads !== null });
+        return new Map(stores.map((store) => [store, position]));
+      }, undefined),
+    );
+    app.decorate(
+      'holdsBumps',
+      new FreshBatcher<string | undefined>(async (stores) => {
+        const position = await markHoldsChanged(app.db, stores, { position: app.replicaReads !== null });
         return new Map(stores.map((store) => [store, position]));
       }, undefined),
     );

@@ -1,11 +1,11 @@
 /**
  * Prometheus metrics at /api/metrics (a registry per app, not the global one): requests and
- * latency by route pattern and status, database pool use, orders created, stock refusals and
- * idempotent replays. With METRICS_TOKEN set, the route needs `Authorization: Bearer <it>`;
- * without it, the route exists only on a server that listens on a loopback address and has no
- * proxy in front (it shows every store's order volume): with TRUST_PROXY set, a reverse proxy on
- * the same host makes a loopback HOST reachable from anywhere, so the route is 404 and the start
- * says why. The start is not refused: a deployment that reads no metrics needs no token.
+ * latency by route pattern and status, database pool use, orders created, stock refusals,
+ * idempotent replays and how catalog reads were answered (cached or computed). With METRICS_TOKEN
+ * set, the route needs `Authorization: Bearer <it>`; without it, the route exists only on a
+ * server that listens on a loopback address and has no proxy in front (it shows every store's
+ * order volume): with TRUST_PROXY set, a reverse proxy on the same host makes a loopback HOST
+ * reachable from anywhere, so the route is 404 and the start says why. The start is not refused: a deployment that reads no metrics needs no token.
  * Business counters are read off the answers and the commands' declarations (`counts`), so no
  * module needs to know about metrics.
  */
@@ -38,6 +38,12 @@ export default fp(
     const orders = new Counter({ name: 'storefront_orders_created_total', help: 'Orders created', registers: [registry] });
     const refusals = new Counter({ name: 'storefront_stock_refusals_total', help: 'Answers refused for stock or availability', labelNames: ['code'], registers: [registry] });
     const replays = new Counter({ name: 'storefront_idempotent_replays_total', help: 'Answers replayed for a repeated Idempotency-Key', registers: [registry] });
+    const cached = new Counter({
+      name: 'storefront_catalog_cache_total',
+      help: 'Storefront catalog reads by how they were answered: hit (a cached answer) or computed (read from the database, then cached)',
+      labelNames: ['outcome'],
+      registers: [registry],
+    });
     new Counter({
       name: 'storefront_catalog_reads_total',
       help: 'Catalog reads with a read replica configured, by outcome: replica, or the primary because the replica was lagging, behind this process\'s last catalog change, unavailable, busy (every replica connection in use past the connect timeout), not a replica, or warming up',
@@ -68,6 +74,7 @@ export default fp(
       const labels = { method: request.method, route, status: String(reply.statusCode) };
       requests.inc(labels);
       latency.observe(labels, reply.elapsedTime / 1000);
+      if (request.catalogCache) cached.inc({ outcome: request.catalogCache });
       const replayed = reply.getHeader('idempotent-replayed') === 'true';
       if (replayed) replays.inc();
       else if (request.routeOptions.config.command?.counts === 'orders' && reply.statusCode < 300) orders.inc();

@@ -56,13 +56,17 @@ export class ReplicaReads {
     if (!known || known.lsn < lsn) this.changes.set(store, { lsn, at: Date.now() });
   }
 
-  /** The read on a replica when one may answer it, else undefined; `fileable`: it may be cached under `version`. */
-  async read<T>(store: string, version: number, work: (db: Database) => Promise<T>): Promise<{ value: T; fileable: boolean } | undefined> {
+  /**
+   * The read on a replica when one may answer it, else undefined; `fileable`: it may be cached under
+   * `version`, and, with `since` (ms), the replica has replayed what the primary held at that time.
+   */
+  async read<T>(store: string, version: number, work: (db: Database) => Promise<T>, since?: number): Promise<{ value: T; fileable: boolean } | undefined> {
     this.forgetSettled();
     const floor = this.floorOf(store, version);
+    const held = since === undefined ? 0n : this.router.positionAfter(since);
     const read = await this.router.read(work, this.changes.get(store)?.lsn ?? 0n);
     if ('skipped' in read) return undefined;
-    return { value: read.value, fileable: floor !== undefined && read.replayed >= floor };
+    return { value: read.value, fileable: floor !== undefined && held !== undefined && read.replayed >= floor && read.replayed >= held };
   }
 
   private floorOf(store: string, version: number): Lsn | undefined {
@@ -92,13 +96,14 @@ export class ReplicaReads {
 /**
  * Runs a catalog read of the request: on a replica when its route opted in and a replica may answer
  * it, otherwise on the primary. `fileable` tells whether the answer may be cached under the
- * request's catalog version.
+ * request's catalog version (and, with `since`, as holding the checkout-hold changes the process
+ * learned of by that time, see modules/catalog/held-marks.ts).
  */
-export async function readCatalog<T>(request: FastifyRequest, work: (db: Database) => Promise<T>): Promise<{ value: T; fileable: boolean }> {
+export async function readCatalog<T>(request: FastifyRequest, work: (db: Database) => Promise<T>, since?: number): Promise<{ value: T; fileable: boolean }> {
   const app = request.server;
   if (app.replicaReads && request.routeOptions.config.readsFromReplica) {
     const { store, catalogVersion } = storePrincipalOf(request);
-    const read = await app.replicaReads.read(store, catalogVersion, work);
+    const read = await app.replicaReads.read(store, catalogVersion, work, since);
     if (read) return read;
   }
   return { value: await work(app.db), fileable: true };

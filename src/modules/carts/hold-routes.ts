@@ -17,7 +17,7 @@ export function registerHoldCommands(app: FastifyInstance): void {
       '422 with one `errors` entry per product that cannot be held (or is over its `maxPerOrder`: QUANTITY_LIMIT_EXCEEDED); nothing is held then.',
     params: S.CartParams, status: 200, response: S.CartEnvelope,
     errors: ['NOT_FOUND', 'CART_EXPIRED', 'CART_NOT_PENDING', 'HOLD_LIMIT_REACHED', 'INSUFFICIENT_STOCK', 'PRODUCT_UNAVAILABLE', 'QUANTITY_LIMIT_EXCEEDED'],
-    changesCatalog: true,
+    // Its answers mark HOLDS_CHANGED: only the catalog answers showing the held products change.
     prepare: ({ params, client }) => ({ cartId: params.id.toLowerCase(), client }),
     runRound: (tx, store, jobs) => holdCarts(tx, store, jobs.map((j) => j.job), policy),
   });

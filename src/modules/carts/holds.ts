@@ -5,10 +5,11 @@
  * concurrency: a round of holds locks its carts, then their products in id order, as orders do, and
  * judges what is available under those locks, so holds and orders of one product are serialized on
  * its row. A hold ends when its time passes (nothing to run), when the cart changes, is ordered or
- * released.
+ * released. Taking or ending one changes the catalog answers that show its products only
+ * (HOLDS_CHANGED; the holds module notes the products in the same transaction).
  */
 import { CLIENT_LOCK_CLASS, lockClients, type Executor } from '../../db/client.js';
-import { CATALOG_CHANGED } from '../../plugins/commands.js';
+import { HOLDS_CHANGED } from '../../plugins/commands.js';
 import { AppError } from '../../lib/app-error.js';
 import type { Outcome } from '../../lib/keyed-batcher.js';
 import { asDate } from '../../lib/time.js';
@@ -83,7 +84,9 @@ export async function holdCarts(tx: Executor, store: string, requests: HoldReque
       mine?.set(cartId, until);
       held.set(cartId, { lines: locked.lines, until, startedAt, client });
       const expiresAt = asDate(locked.cart.expiresAt).getTime() > until.getTime() ? locked.cart.expiresAt : until;
-      return { ok: true, value: { cart: pricedView({ ...locked.cart, heldUntil: until, expiresAt }, priced(locked.lines, shownBy(products, stock)), rules, now, checkout) } };
+      const answer = { cart: pricedView({ ...locked.cart, heldUntil: until, expiresAt }, priced(locked.lines, shownBy(products, stock)), rules, now, checkout) };
+      // Renewing a running hold keeps the same units held: no catalog answer changes.
+      return { ok: true, value: locked.cart.heldUntil === null ? Object.assign(answer, { [HOLDS_CHANGED]: true }) : answer };
     } catch (error) {
       return { ok: false, error };
     }
@@ -143,7 +146,7 @@ export async function endHoldsOfChanged(tx: Executor, store: string, carts: Arra
   await endHolds(tx, store, carts.filter((c) => c.holdRows).map((c) => c.cart.id));
 }
 
-/** A change's answer; when it ended a hold that was running, the catalog changed with it (its units show again). */
+/** A change's answer; when it ended a hold that was running, the answers showing its products changed (its units show again). */
 export function endingHold<T extends object>(answer: T, locked: repo.LockedCart): T {
-  return locked.cart.heldUntil === null ? answer : Object.assign(answer, { [CATALOG_CHANGED]: true });
+  return locked.cart.heldUntil === null ? answer : Object.assign(answer, { [HOLDS_CHANGED]: true });
 }

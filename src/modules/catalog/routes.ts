@@ -4,7 +4,7 @@ import { storeOf } from '../../plugins/authentication.js';
 import { errorResponses } from '../../lib/http-schemas.js';
 import { CollectionList, NotModified, ListProductsQuery, PageQuery, ProductEnvelope, ProductList, SlugParams } from './schemas.js';
 import * as catalog from './service.js';
-import { ResponseCache, sendCached } from './cache.js';
+import { catalogCache, sendCached } from './cache.js';
 import { GroupParams, ProductGroupEnvelope } from './groups-schemas.js';
 import { getProductGroup } from './groups-service.js';
 
@@ -12,7 +12,10 @@ import { getProductGroup } from './groups-service.js';
 const config = { readsFromReplica: true };
 
 const catalogRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  const cache = new ResponseCache(app.config.catalogCacheEntries);
+  const cache = catalogCache(app.db, app.config.catalogCacheEntries);
+  // The products whose checkout holds change an answer: those it shows, or with `inStock`, any (a
+  // hold can bring a product into the list or take it out).
+  const ids = (products: ReadonlyArray<{ id: string }>) => products.map((p) => p.id);
 
   app.get(
     '/v1/products',
@@ -30,7 +33,9 @@ const catalogRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: ProductList, 304: NotModified, ...errorResponses([]) },
       },
     },
-    async (request, reply) => sendCached(request, reply, cache, (db, held) => catalog.listProducts(db, storeOf(request), request.query, held)),
+    async (request, reply) =>
+      sendCached(request, reply, cache, (db, held) => catalog.listProducts(db, storeOf(request), request.query, held), (answer) =>
+        request.query.inStock === undefined ? ids(answer.products) : 'every'),
   );
 
   app.get(
@@ -45,7 +50,7 @@ const catalogRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: ProductEnvelope, 304: NotModified, ...errorResponses(['NOT_FOUND']) },
       },
     },
-    async (request, reply) => sendCached(request, reply, cache, (db, held) => catalog.getProductBySlug(db, storeOf(request), request.params.slug, held)),
+    async (request, reply) => sendCached(request, reply, cache, (db, held) => catalog.getProductBySlug(db, storeOf(request), request.params.slug, held), (answer) => [answer.product.id]),
   );
 
   app.get(
@@ -61,7 +66,7 @@ const catalogRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: ProductGroupEnvelope, 304: NotModified, ...errorResponses(['NOT_FOUND']) },
       },
     },
-    async (request, reply) => sendCached(request, reply, cache, (db, held) => getProductGroup(db, storeOf(request), request.params.group, held)),
+    async (request, reply) => sendCached(request, reply, cache, (db, held) => getProductGroup(db, storeOf(request), request.params.group, held), (answer) => ids(answer.group.products)),
   );
 
   app.get(

@@ -1,7 +1,7 @@
 /** A store's identity-provider settings (customer_auth), one row per store. */
 import { sql } from 'drizzle-orm';
 import { queryRows, valueList, type Executor } from '../../db/client.js';
-import { catalogVersionOf } from '../stores/index.js';
+import { catalogVersionOf, holdsVersionOf } from '../stores/index.js';
 
 /** A JWK Set of public keys. */
 export type JwkSet = { keys: Array<{ kty: string } & Record<string, unknown>> };
@@ -20,6 +20,7 @@ export interface CustomerAuthRow {
 export interface CustomerAuthMatch extends Omit<CustomerAuthRow, 'createdAt' | 'updatedAt'> {
   updatedAt: string;
   catalogVersion: number;
+  holdsVersion: number;
 }
 
 const columns = sql.raw(
@@ -40,7 +41,7 @@ export async function findIssuerRegistrations(db: Executor, issuer: string, audi
   return queryRows<CustomerAuthMatch>(
     db,
     sql`select a.store, a.issuer, a.audience, a.jwks_url as "jwksUrl", a.jwks,
-          coalesce(a.updated_at, a.created_at)::text as "updatedAt", ${catalogVersionOf(sql.raw('a.store'))} as "catalogVersion"
+          coalesce(a.updated_at, a.created_at)::text as "updatedAt", ${catalogVersionOf(sql.raw('a.store'))} as "catalogVersion", ${holdsVersionOf(sql.raw('a.store'))} as "holdsVersion"
         from customer_auth a
         where a.issuer = ${issuer} ${audienceFilter}
         order by a.store

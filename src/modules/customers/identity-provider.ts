@@ -30,6 +30,7 @@ export interface JwtCustomer {
   store: string;
   customerId: string;
   catalogVersion: number;
+  holdsVersion: number;
 }
 
 export const looksLikeJwt = (token: string) => JWT_SHAPE.test(token);
@@ -98,7 +99,7 @@ export class IdentityProviders {
       throw refuse(JWT_REFUSED);
     }
     if (!sub || !UUID.test(sub)) throw refuse(JWT_REFUSED);
-    return { store: match.store, customerId: sub.toLowerCase(), catalogVersion: match.catalogVersion };
+    return { store: match.store, customerId: sub.toLowerCase(), catalogVersion: match.catalogVersion, holdsVersion: Number(match.holdsVersion) };
   }
 
   private keySetOf(match: CustomerAuthMatch): JWTVerifyGetKey {

@@ -57,23 +57,67 @@ export function availableQuantity(alias = 'p'): SQL {
   return sql`(${p}.quantity - coalesce((select sum(h.quantity) from cart_holds h where h.store = ${p}.store and h.product_id = ${p}.id and h.until > now()), 0))`;
 }
 
-/** Replaces the holds of some carts with these lines (every cart given has at least one), all until `until`. */
+/**
+ * Notes, in the changing transaction, the products whose held units a statement changed (its CTE
+ * `changed`, a column `product_id`): catalog answers that show them are refreshed once the store's
+ * holds version is bumped (modules/stores/catalog-version.ts). Rows are taken in product order, so
+ * two transactions noting the same products never wait for each other in a cycle; every caller
+ * notes as the last write of its transaction's hold work.
+ */
+const noteChanged = (store: string) =>
+  sql`insert into catalog_hold_marks (store, product_id)
+      select ${store}::text, product_id from (select distinct product_id from changed) c order by product_id
+      on conflict (store, product_id) do update set xid = excluded.xid`;
+
+/**
+ * Replaces the holds of some carts with these lines (every cart given has at least one), all until
+ * `until`, noting the products whose held units changed (a renewal of the same units changes none).
+ */
 export async function replaceHolds(tx: Executor, store: string, lines: Held[], until: Date): Promise<void> {
   if (lines.length === 0) return;
-  // The delete touches only rows the insert does not: a statement may not change a row twice.
+  // The delete touches only rows the insert does not: a statement may not change a row twice. Every
+  // part reads the rows as they were before the statement.
   await tx.execute(
     sql`with new as (select * from jsonb_to_recordset(${jsonb(lines)}) as x("cartId" uuid, "productId" uuid, quantity int)),
         gone as (
           delete from cart_holds h where h.store = ${store} and h.cart_id = any(array(select distinct "cartId" from new))
-            and not exists (select 1 from new n where n."cartId" = h.cart_id and n."productId" = h.product_id))
-        insert into cart_holds (store, cart_id, product_id, quantity, until)
-        select ${store}, n."cartId", n."productId", n.quantity, ${toIso(until)} from new n
-        on conflict (store, cart_id, product_id) do update set quantity = excluded.quantity, until = excluded.until`,
+            and not exists (select 1 from new n where n."cartId" = h.cart_id and n."productId" = h.product_id)
+          returning h.product_id, h.until),
+        held as (
+          insert into cart_holds (store, cart_id, product_id, quantity, until)
+          select ${store}, n."cartId", n."productId", n.quantity, ${toIso(until)} from new n
+          on conflict (store, cart_id, product_id) do update set quantity = excluded.quantity, until = excluded.until),
+        changed as (
+          select product_id from gone where until > now()
+          union
+          select n."productId" from new n where not exists (
+            select 1 from cart_holds h where h.store = ${store} and h.cart_id = n."cartId" and h.product_id = n."productId"
+              and h.quantity = n.quantity and h.until > now()))
+        ${noteChanged(store)}`,
   );
 }
 
-/** Ends the holds of some carts. */
+/** Ends the holds of some carts, noting the products of those that had not run out. */
 export async function endHolds(tx: Executor, store: string, cartIds: string[]): Promise<void> {
   if (cartIds.length === 0) return;
-  await tx.execute(sql`delete from cart_holds where store = ${store} and cart_id in (${valueList(cartIds)})`);
+  await tx.execute(
+    sql`with gone as (delete from cart_holds where store = ${store} and cart_id in (${valueList(cartIds)}) returning product_id, until),
+        changed as (select product_id from gone where until > now())
+        ${noteChanged(store)}`,
+  );
+}
+
+/**
+ * One catch-up of a process with the store's hold changes: the products noted by transactions that
+ * had not finished at its previous catch-up's snapshot (`xid` at or above that snapshot's xmin; null
+ * for the first, which only takes its snapshot), and this snapshot's xmin for the next. A
+ * transaction that commits after a snapshot always has an xid at or above its xmin, so no change is
+ * ever missed; one seen twice only refreshes an answer once more.
+ */
+export async function holdChangesSince(db: Executor, store: string, xmin: string | null): Promise<{ xmin: string; productIds: string[] }> {
+  const changed = xmin === null
+    ? sql`'{}'::text[]`
+    : sql`array(select product_id::text from catalog_hold_marks where store = ${store} and xid >= ${xmin}::xid8)`;
+  const [row] = await queryRows<{ xmin: string; productIds: string[] }>(db, sql`select pg_snapshot_xmin(pg_current_snapshot())::text as xmin, ${changed} as "productIds"`);
+  return row!;
 }

@@ -2,7 +2,7 @@
 import { sql } from 'drizzle-orm';
 import { queryRows, type Executor } from '../../db/client.js';
 import type { StaffRole } from '../../db/dashboard-schema.js';
-import { catalogVersionOf } from '../stores/index.js';
+import { catalogVersionOf, holdsVersionOf } from '../stores/index.js';
 
 export interface StaffRow {
   id: string;
@@ -121,17 +121,18 @@ export interface LiveSession {
   email: string;
   role: StaffRole;
   catalogVersion: number;
+  holdsVersion: number;
 }
 
 /** The live session of a secret: not revoked, not expired, its account active. */
 export async function findLiveSession(db: Executor, store: string, secretHash: string): Promise<LiveSession | undefined> {
   const [row] = await queryRows<LiveSession>(
     db,
-    sql`select s.id as "sessionId", s.expires_at as "expiresAt", p.id as "staffId", p.email, p.role, ${catalogVersionOf(sql.raw('s.store'))} as "catalogVersion"
+    sql`select s.id as "sessionId", s.expires_at as "expiresAt", p.id as "staffId", p.email, p.role, ${catalogVersionOf(sql.raw('s.store'))} as "catalogVersion", ${holdsVersionOf(sql.raw('s.store'))} as "holdsVersion"
         from staff_sessions s join staff p on p.store = s.store and p.id = s.staff_id
         where s.store = ${store} and s.secret_hash = ${secretHash} and s.revoked_at is null and s.expires_at > now() and p.status = 'active'`,
   );
-  return row ? { ...row, catalogVersion: Number(row.catalogVersion) } : undefined;
+  return row ? { ...row, catalogVersion: Number(row.catalogVersion), holdsVersion: Number(row.holdsVersion) } : undefined;
 }
 
 /**

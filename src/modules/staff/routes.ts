@@ -58,7 +58,7 @@ const staffRoutes: FastifyPluginAsyncTypebox = async (app) => {
     before: async (request: FastifyRequest) => {
       const body = request.body as S.SignInBody;
       const who = await staff.checkSignIn(app.db, { ...body, client: request.ip });
-      request.principal = { kind: 'staff', store: who.store, staffId: who.staffId, email: who.email, role: who.role, sessionId: null, expiresAt: '', catalogVersion: 0 };
+      request.principal = { kind: 'staff', store: who.store, staffId: who.staffId, email: who.email, role: who.role, sessionId: null, expiresAt: '', catalogVersion: 0, holdsVersion: 0 };
     },
     run: ({ principal }, { tx }) => {
       if (principal?.kind !== 'staff') throw staff.signInRefused();

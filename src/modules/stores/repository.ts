@@ -3,7 +3,7 @@ import { queryRows, type Database, type Executor } from '../../db/client.js';
 import { stores, tokens } from '../../db/schema.js';
 import type { TokenKind } from './tokens.js';
 import { FreshBatcher } from '../../lib/fresh-batcher.js';
-import { catalogVersionOf } from './catalog-version.js';
+import { catalogVersionOf, holdsVersionOf } from './catalog-version.js';
 
 export type StoreRow = typeof stores.$inferSelect;
 export type TokenRow = typeof tokens.$inferSelect;
@@ -41,7 +41,7 @@ export async function insertToken(
   return row!;
 }
 
-type ActiveToken = { id: string; kind: TokenRow['kind']; customerId: string | null; guest: boolean; catalogVersion: number };
+type ActiveToken = { id: string; kind: TokenRow['kind']; customerId: string | null; guest: boolean; catalogVersion: number; holdsVersion: number };
 
 /**
  * Every request runs this query, for its token: the lookups asked while one runs make the next one
@@ -56,7 +56,7 @@ const tokenLookups = new WeakMap<Database, FreshBatcher<ActiveToken | undefined>
 function tokenLookup(db: Database) {
   const wanted = sql`rows from (jsonb_to_recordset(${sql.placeholder('wanted')}::jsonb) as (store text, hash text)) with ordinality as x(store, hash, n)`;
   return db
-    .select({ n: sql<number>`x.n::int`, id: tokens.id, kind: tokens.kind, customerId: tokens.customerId, guest: tokens.guest, catalogVersion: catalogVersionOf(tokens.store) })
+    .select({ n: sql<number>`x.n::int`, id: tokens.id, kind: tokens.kind, customerId: tokens.customerId, guest: tokens.guest, catalogVersion: catalogVersionOf(tokens.store), holdsVersion: holdsVersionOf(tokens.store) })
     .from(tokens)
     .innerJoin(wanted, sql`${tokens.store} = x.store and ${tokens.secretHash} = x.hash`)
     .where(and(isNull(tokens.revokedAt), or(isNull(tokens.expiresAt), gt(tokens.expiresAt, sql`now()`))))

@@ -84,7 +84,7 @@ export async function authenticateSecret(db: Executor, secret: string) {
   const store = storeOfSecret(secret);
   if (!store) return undefined;
   const token = await repo.findActiveToken(db, store, hashSecret(secret));
-  return token ? { store, kind: token.kind, tokenId: token.id, customerId: token.customerId, guest: token.guest, catalogVersion: token.catalogVersion } : undefined;
+  return token ? { store, kind: token.kind, tokenId: token.id, customerId: token.customerId, guest: token.guest, catalogVersion: token.catalogVersion, holdsVersion: Number(token.holdsVersion) } : undefined;
 }
 
 function storeView(row: repo.StoreRow): StoreView {
