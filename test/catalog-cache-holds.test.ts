@@ -130,6 +130,21 @@ test('HeldMarks: marks only what changed since its last snapshot; past its bound
   assert.equal(reads.length, 5, 'requests waiting at once share catch-ups');
 });
 
+test('HeldMarks: a store forgotten past the bound of stores has every answer filed before refreshed once when read again', async () => {
+  let changes: string[] = [];
+  const marks = new HeldMarks(async () => {
+    const answer = { xmin: '1', productIds: changes };
+    changes = [];
+    return answer;
+  }, 100, 1);
+  const filed = await marks.seen('s', 1);
+  await marks.seen('t', 1);
+  changes = ['a']; // a hold of s while it was forgotten: no process catch-up marks it
+  const again = await marks.seen('s', 2);
+  assert.equal(marks.fresh('s', filed, ['b']), false, 'an answer filed before s was forgotten is stale');
+  assert.equal(marks.fresh('s', again, ['b']), true, 'one computed after is not');
+});
+
 test('two server processes: a hold or release through one refreshes, through the other, only the answers that show its product', { skip: !TEST_DATABASE_URL && 'needs TEST_DATABASE_URL: PGlite is one process' }, async () => {
   const env = { DATABASE_URL: TEST_DATABASE_URL!, RATE_LIMIT_PER_MINUTE: '0', CLIENT_RATE_LIMIT_PER_MINUTE: '0', HOLDS_PER_CLIENT: '0' };
   const [one, two] = await Promise.all([startServerProcess(env), startServerProcess(env)]);

@@ -12,6 +12,7 @@
  * hold was answered, in any process, never gets an answer computed before that hold; answers of
  * other products stay.
  */
+import { BoundedMap } from '../../lib/bounded-map.js';
 import { FreshCoalescer } from '../../lib/fresh-coalescer.js';
 
 /** The products an answer shows (their holds change it), or `every`: any product's holds may (an `inStock` filter). */
@@ -37,14 +38,18 @@ export type ReadChanges = (store: string, xmin: string | null) => Promise<{ xmin
 
 export class HeldMarks {
   private tick = 0;
-  private readonly stores = new Map<string, StoreMarks>();
+  private readonly stores: BoundedMap<string, StoreMarks>;
   private readonly catchUps = new FreshCoalescer<void>();
 
   constructor(
     private readonly readChanges: ReadChanges,
     /** Products remembered per store; past it, the store's answers are all refreshed once and the memory starts over. */
     private readonly maxProducts = 50_000,
-  ) {}
+    /** Stores remembered; the least recently read is forgotten, and its answers are refreshed once when it is read again. */
+    maxStores = 10_000,
+  ) {
+    this.stores = new BoundedMap(maxStores);
+  }
 
   /**
    * Catches up with the store's holds up to `version` (read at the request's start) and answers the
@@ -54,8 +59,9 @@ export class HeldMarks {
     const known = this.stores.get(store);
     if (!known || known.knownUpTo < version) {
       await this.catchUps.get(store, () => this.catchUp(store));
-      const caughtUp = this.stores.get(store)!;
-      caughtUp.knownUpTo = Math.max(caughtUp.knownUpTo, version);
+      // Forgotten meanwhile (thousands of other stores read): the next read catches up anew.
+      const caughtUp = this.stores.get(store);
+      if (caughtUp) caughtUp.knownUpTo = Math.max(caughtUp.knownUpTo, version);
     }
     return this.tick;
   }
@@ -78,8 +84,10 @@ export class HeldMarks {
     const marks = this.stores.get(store);
     const read = await this.readChanges(store, marks?.xmin ?? null);
     if (!marks) {
-      // The first: no answer of the store was filed before it, so there is nothing to mark.
-      this.stores.set(store, { knownUpTo: 0, xmin: read.xmin, changed: new Map(), anyAt: 0, clearedAt: 0, markedAt: Date.now() });
+      // The first, or the first since the store was forgotten: it only takes its snapshot, and what
+      // was filed before it (nothing, or answers whose changes went unmarked meanwhile) is stale.
+      const tick = ++this.tick;
+      this.stores.set(store, { knownUpTo: 0, xmin: read.xmin, changed: new Map(), anyAt: tick, clearedAt: tick, markedAt: Date.now() });
       return;
     }
     marks.xmin = read.xmin;

@@ -6,6 +6,7 @@
  */
 import Stripe from 'stripe';
 import { AppError } from '../../lib/app-error.js';
+import { BoundedMap } from '../../lib/bounded-map.js';
 
 export type Intent = Stripe.PaymentIntent;
 
@@ -17,9 +18,12 @@ export interface StripeCalls {
   refund(intentId: string, amount: number, idempotencyKey: string): Promise<Stripe.Refund>;
 }
 
-/** One SDK client per secret key (the SDK keeps its connections). */
+/**
+ * One SDK client per secret key (the SDK keeps its connections), for the 1,000 keys last used: a
+ * forgotten one is only made again.
+ */
 export class StripeClients {
-  private readonly clients = new Map<string, Stripe>();
+  private readonly clients = new BoundedMap<string, Stripe>(1_000);
 
   constructor(private readonly apiUrl: URL, private readonly timeoutMs = 10_000) {}
 
