@@ -108,12 +108,12 @@ export function registerCommand<P extends TSchema, B extends TSchema, Q extends 
         if ('refusal' in answer) throw answer.refusal;
       } catch (error) {
         // A 5xx may have failed after its commit: the bump is cheap, a stale cache is not.
-        if (store && toAppError(error).status >= 500) await (command.changesCatalog ? bumpCatalog : bumpHolds)(app, request, store);
+        if (store && toAppError(error).status >= 500) await bump(app, request, store, command.changesCatalog ? 'catalog' : 'holds');
         throw error;
       }
       const replayed = 'replayed' in answer && answer.replayed;
-      if ((command.changesCatalog || changedCatalog(answer)) && store && !replayed) await bumpCatalog(app, request, store);
-      else if (changedHolds(answer) && store && !replayed) await bumpHolds(app, request, store);
+      if ((command.changesCatalog || changedCatalog(answer)) && store && !replayed) await bump(app, request, store, 'catalog');
+      else if (changedHolds(answer) && store && !replayed) await bump(app, request, store, 'holds');
       if ('value' in answer) return reply.send(answer.value);
       if (replayed) reply.header('idempotent-replayed', 'true');
       return reply
@@ -170,30 +170,18 @@ const changedHolds = (answer: Answer) =>
   'value' in answer && typeof answer.value === 'object' && answer.value !== null && (answer.value as { [HOLDS_CHANGED]?: boolean })[HOLDS_CHANGED] === true;
 
 /**
- * Bumps the store's catalog version. With read replicas, the primary's WAL position after the bump
- * is noted: a catalog read of this store goes to a replica only once it has replayed that far.
+ * Bumps the store's catalog version, or its holds version (a change of checkout holds only). With
+ * read replicas, the primary's WAL position after the bump is noted: a catalog read of this store
+ * goes to a replica only once it has replayed that far.
  */
-async function bumpCatalog(app: FastifyInstance, request: FastifyRequest, store: string): Promise<void> {
+async function bump(app: FastifyInstance, request: FastifyRequest, store: string, version: 'catalog' | 'holds'): Promise<void> {
   try {
-    const replicas = app.replicaReads;
-    const position = await app.catalogBumps.get(store);
-    if (position) replicas?.noteCatalogChange(store, position);
+    const position = await (version === 'catalog' ? app.catalogBumps : app.holdsBumps).get(store);
+    if (position) app.replicaReads?.noteCatalogChange(store, position);
   } catch (error) {
-    request.log.error({ err: error }, 'could not bump the catalog version: cached catalog answers may lag until the next change');
+    request.log.error({ err: error }, `could not bump the ${version} version: cached catalog answers may lag until the next change`);
   }
 }
-
-/** Bumps the store's holds version, as bumpCatalog does its catalog version. */
-async function bumpHolds(app: FastifyInstance, request: FastifyRequest, store: string): Promise<void> {
-  try {
-    const replicas = app.replicaReads;
-    const position = await app.holdsBumps.get(store);
-    if (position) replicas?.noteCatalogChange(store, position);
-  } catch (error) {
-    request.log.error({ err: error }, 'could not bump the holds version: cached catalog answers may lag until the next change');
-  }
-}
-
 
 declare module 'fastify' {
   interface FastifyInstance {
