@@ -198,20 +198,14 @@ declare module 'fastify' {
 
 export default fp(
   async (app: FastifyInstance) => {
-    app.decorate(
-      'catalogBumps',
+    // One statement bumps the version of every store asked meanwhile; all share its WAL position.
+    const bumps = (mark: typeof markCatalogsChanged) =>
       new FreshBatcher<string | undefined>(async (stores) => {
-        const position = await markCatalogsChanged(app.db, stores, { position: app.replicaReads !== null });
+        const position = await mark(app.db, stores, { position: app.replicaReads !== null });
         return new Map(stores.map((store) => [store, position]));
-      }, undefined),
-    );
-    app.decorate(
-      'holdsBumps',
-      new FreshBatcher<string | undefined>(async (stores) => {
-        const position = await markHoldsChanged(app.db, stores, { position: app.replicaReads !== null });
-        return new Map(stores.map((store) => [store, position]));
-      }, undefined),
-    );
+      }, undefined);
+    app.decorate('catalogBumps', bumps(markCatalogsChanged));
+    app.decorate('holdsBumps', bumps(markHoldsChanged));
     app.addHook('onRoute', (route) => {
       const methods = (Array.isArray(route.method) ? route.method : [route.method]).map(String);
       if (!route.url.startsWith('/api/v1/') || !methods.some((m) => WRITE_METHODS.has(m))) return;
