@@ -163,19 +163,24 @@ export async function runRound<P extends TSchema, B extends TSchema, Q extends T
     const running = entries.flatMap((entry, i) => (answers[i] ? [] : [{ entry, i }]));
     const perJob = running.map(() => [] as RecordedEvent[]);
     const outcomes: Array<Outcome<Static<R>>> = [];
-    for (const store of [...new Set(running.map((r) => r.entry.store))].sort()) {
+    const groups = [...new Set(running.map((r) => r.entry.store))].sort().map((store) => {
       const mine = running.flatMap((r, n) => (r.entry.store === store ? [n] : []));
-      const jobs = mine.map((n) => ({ job: running[n]!.entry.job, record: recorderFor(declared, perJob[n]!, running[n]!.entry.actor) }));
-      let decided: Array<Outcome<Static<R>>>;
-      try {
-        decided = await command.runRound(tx, store, jobs);
-      } catch (error) {
-        // Without a transaction each store's statement stands alone: a failure is that store's only.
-        // In one, it ends the transaction: the caller runs each store's requests again on their own.
-        if (needsTransaction) throw error;
-        decided = mine.map(() => ({ ok: false, error }));
+      return { store, mine, jobs: mine.map((n) => ({ job: running[n]!.entry.job, record: recorderFor(declared, perJob[n]!, running[n]!.entry.actor) })) };
+    });
+    const failed = (mine: number[], error: unknown) => {
+      // Without a transaction each statement stands alone: a failure is its own stores' only. In
+      // one, it ends the transaction: the caller runs each store's requests again on their own.
+      if (needsTransaction) throw error;
+      return mine.map((): Outcome<Static<R>> => ({ ok: false, error }));
+    };
+    if (command.runStores && groups.length > 1) {
+      const decided = await command.runStores(tx, groups).catch((error: unknown) => groups.map((g) => failed(g.mine, error)));
+      groups.forEach((g, s) => g.mine.forEach((n, k) => (outcomes[n] = decided[s]![k]!)));
+    } else {
+      for (const { store, mine, jobs } of groups) {
+        const decided = await command.runRound(tx, store, jobs).catch((error: unknown) => failed(mine, error));
+        mine.forEach((n, k) => (outcomes[n] = decided[k]!));
       }
-      mine.forEach((n, k) => (outcomes[n] = decided[k]!));
     }
     const kept: Parameters<typeof keepAnswers>[1] = [];
     running.forEach(({ entry, i }, n) => {

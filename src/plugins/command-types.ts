@@ -42,6 +42,12 @@ export interface RoundJob<J> {
   record: Recorder;
 }
 
+/** A store's requests in a round of several stores. */
+export interface StoreJobs<J> {
+  store: string;
+  jobs: Array<RoundJob<J>>;
+}
+
 export interface Declaration<P extends TSchema, B extends TSchema, Q extends TSchema, R extends TSchema> {
   method: WriteMethod;
   /** Under the plugin's prefix (`/api`), e.g. `/v1/carts`; its access is the access table's entry for it. */
@@ -107,6 +113,14 @@ export interface RoundCommand<P extends TSchema, B extends TSchema, Q extends TS
    * A refused request must have written nothing; the round records events per request.
    */
   runRound: (tx: Executor, store: string, jobs: Array<RoundJob<J>>) => Promise<Array<Outcome<Static<R>>>>;
+  /**
+   * The same work for a round of several stores at once, when the command has it: each step one
+   * statement over every store of the round (not one per store), so requests spread over many quiet
+   * stores cost what those of one busy store do. The stores come sorted; a statement that locks rows
+   * of several stores locks them in (store, id) order, the one global order that every round keeps.
+   * One outcome per job, per store, as `runRound` answers them.
+   */
+  runStores?: (tx: Executor, stores: Array<StoreJobs<J>>) => Promise<Array<Array<Outcome<Static<R>>>>>;
   /**
    * The round writes with one statement (atomic on its own) and records no events: a round with no
    * key to keep then runs without an explicit transaction, two round trips fewer.

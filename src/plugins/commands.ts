@@ -26,7 +26,7 @@ import { actorOf, claimOf, runInTransaction, runRoundOfStores, type Answer, type
 import type { Command, Input, ProviderCommand, RoundCommand } from './command-types.js';
 import { toAppError } from './errors.js';
 
-export type { Command, CommandContext, CommandFacts, CommandInput, ProviderCommand, ProviderContext, RoundCommand, RoundJob, TransactionCommand, WriteMethod } from './command-types.js';
+export type { Command, CommandContext, CommandFacts, CommandInput, ProviderCommand, ProviderContext, RoundCommand, RoundJob, StoreJobs, TransactionCommand, WriteMethod } from './command-types.js';
 
 const WRITE_METHODS = new Set<string>(['POST', 'PUT', 'PATCH', 'DELETE']);
 
