@@ -52,14 +52,22 @@ type ActiveToken = { id: string; kind: TokenRow['kind']; customerId: string | nu
 const tokenLookups = new WeakMap<Database, FreshBatcher<ActiveToken | undefined>>();
 
 // Built once per database and prepared on the server (one plan for every batch): the batch's
-// (store, hash) pairs go as one JSON parameter.
+// (store, hash) pairs go as one JSON parameter. Each pair is looked up by the (store, secret_hash)
+// index on its own (a lateral subquery, kept apart by `offset 0`): joined as a set, the planner
+// guesses a hundred pairs and reads the whole table for them, 1 ms with 4,000 tokens where the
+// index takes 0.04 ms for one pair and 0.5 ms for forty, and worse the more tokens a deployment has.
 function tokenLookup(db: Database) {
   const wanted = sql`rows from (jsonb_to_recordset(${sql.placeholder('wanted')}::jsonb) as (store text, hash text)) with ordinality as x(store, hash, n)`;
-  return db
-    .select({ n: sql<number>`x.n::int`, id: tokens.id, kind: tokens.kind, customerId: tokens.customerId, guest: tokens.guest, catalogVersion: catalogVersionOf(tokens.store), holdsVersion: holdsVersionOf(tokens.store) })
+  const token = db
+    .select({ id: tokens.id, store: tokens.store, kind: tokens.kind, customerId: tokens.customerId, guest: tokens.guest })
     .from(tokens)
-    .innerJoin(wanted, sql`${tokens.store} = x.store and ${tokens.secretHash} = x.hash`)
-    .where(and(isNull(tokens.revokedAt), or(isNull(tokens.expiresAt), gt(tokens.expiresAt, sql`now()`))))
+    .where(and(sql`${tokens.store} = x.store and ${tokens.secretHash} = x.hash`, isNull(tokens.revokedAt), or(isNull(tokens.expiresAt), gt(tokens.expiresAt, sql`now()`))))
+    .offset(0)
+    .as('t');
+  return db
+    .select({ n: sql<number>`x.n::int`, id: token.id, kind: token.kind, customerId: token.customerId, guest: token.guest, catalogVersion: catalogVersionOf(token.store), holdsVersion: holdsVersionOf(token.store) })
+    .from(wanted)
+    .innerJoinLateral(token, sql`true`)
     .prepare('storefront_token_lookup');
 }
 
