@@ -21,6 +21,16 @@ export async function cartRules(db: Executor, store: string, carts: Array<{ disc
   return wanted.length === 0 ? new Map() : discountsById(db, store, wanted);
 }
 
+/**
+ * `cartRules` for the carts of several stores (a round of many), by store: only the stores whose
+ * carts have a code are read (one read each).
+ */
+export async function cartRulesOfStores(db: Executor, stores: Array<{ store: string; carts: Array<{ discountId: string | null; productIds: string[] }> }>): Promise<Map<string, Map<string, DiscountRule>>> {
+  const rules = new Map<string, Map<string, DiscountRule>>();
+  for (const { store, carts } of stores) rules.set(store, await cartRules(db, store, carts));
+  return rules;
+}
+
 /** A cart's answer, its discount priced on these lines at `now`. */
 export function pricedView(cart: repo.CartRow, lines: PricedLine[], rules: ReadonlyMap<string, DiscountRule>, now: Date, checkout: CartCheckout): CartView {
   return cartView(cart, lines, cartDiscount(cart.discountId ? rules.get(cart.discountId) : undefined, lines, now), checkout);

@@ -6,7 +6,7 @@
 import type { Executor } from '../../db/client.js';
 import { checkoutTotals, discountEligible, linePrice, type AppliedDiscount, type CheckoutTotals, type DiscountRule, type ShippingRule, type TaxRateRule } from '../pricing/index.js';
 import { shippingRules } from '../shipping/index.js';
-import { pricingSettings, type PricingSettings } from '../stores/index.js';
+import { pricingSettingsOfStores, type PricingSettings } from '../stores/index.js';
 import { ratesForCountries } from '../taxes/index.js';
 import type { CartRow } from './repository.js';
 import type { PricedLine } from './views.js';
@@ -29,12 +29,22 @@ export const NO_DISCOUNT: CartDiscount = { rule: undefined, applied: null };
 
 /** Reads what the answers of these carts need (two small reads when none has chosen shipping). */
 export async function cartCheckout(db: Executor, store: string, carts: ReadonlyArray<Pick<CartRow, 'shippingOptionId' | 'shippingCountry'>>): Promise<CartCheckout> {
-  const settings = await pricingSettings(db, store);
-  const shipped = carts.filter((c) => c.shippingOptionId !== null);
-  if (shipped.length === 0) return { settings, options: new Map(), rates: [] };
-  const options = await shippingRules(db, store);
-  const rates = await ratesForCountries(db, store, shipped.map((c) => c.shippingCountry!));
-  return { settings, options, rates };
+  return (await cartCheckouts(db, [{ store, carts }])).get(store)!;
+}
+
+/**
+ * The same for the carts of several stores (a round of many), by store: the settings of them all in
+ * one statement; the options and rates only of the stores whose carts have chosen shipping.
+ */
+export async function cartCheckouts(db: Executor, stores: Array<{ store: string; carts: ReadonlyArray<Pick<CartRow, 'shippingOptionId' | 'shippingCountry'>> }>): Promise<Map<string, CartCheckout>> {
+  const settings = await pricingSettingsOfStores(db, stores.map((s) => s.store));
+  const checkouts = new Map<string, CartCheckout>();
+  for (const { store, carts } of stores) {
+    const shipped = carts.filter((c) => c.shippingOptionId !== null);
+    if (shipped.length === 0) checkouts.set(store, { settings: settings.get(store)!, options: new Map(), rates: [] });
+    else checkouts.set(store, { settings: settings.get(store)!, options: await shippingRules(db, store), rates: await ratesForCountries(db, store, shipped.map((c) => c.shippingCountry!)) });
+  }
+  return checkouts;
 }
 
 /** A cart's totals: its discount, its shipping (an option since deleted shows as none) and its taxes for its destination. */

@@ -5,7 +5,7 @@
  * never shorter, so what is held plus what is ordered never exceeds the stock.
  */
 import { sql, type SQL } from 'drizzle-orm';
-import { jsonb, queryRows, valueList, type Executor } from '../../db/client.js';
+import { jsonb, queryRows, storeKeys, valueList, type Executor } from '../../db/client.js';
 import { asDate, toIso } from '../../lib/time.js';
 
 /** Units of a product one cart holds; `cartId` null: the sum of what other carts hold of it. */
@@ -32,6 +32,29 @@ export async function holdsOf(db: Executor, store: string, productIds: string[],
         union all
         select null, product_id, sum(quantity)::int ${held} and cart_id not in (${carts}) group by product_id`,
   );
+}
+
+/**
+ * `holdsOf` for a round of several stores, in one statement: each store's answer as `holdsOf` gives
+ * it (every store given has its list).
+ */
+export async function holdsOfStores(db: Executor, wanted: Array<{ store: string; productIds: string[]; cartIds?: string[] }>): Promise<Map<string, Held[]>> {
+  const byStore = new Map(wanted.map((w) => [w.store, [] as Held[]]));
+  const products = wanted.flatMap((w) => w.productIds.map((id) => ({ store: w.store, id })));
+  if (products.length === 0) return byStore;
+  const carts = wanted.flatMap((w) => (w.cartIds ?? []).map((id) => ({ store: w.store, id })));
+  const held = sql`from cart_holds where (store, product_id) in (${storeKeys(products)}) and until > now()`;
+  const rows = await queryRows<Held & { store: string }>(
+    db,
+    carts.length === 0
+      ? sql`select store, null as "cartId", product_id as "productId", sum(quantity)::int as quantity ${held} group by store, product_id`
+      : sql`with mine as (${storeKeys(carts)})
+            select store, cart_id::text as "cartId", product_id as "productId", quantity ${held} and (store, cart_id) in (select * from mine)
+            union all
+            select store, null, product_id, sum(quantity)::int ${held} and (store, cart_id) not in (select * from mine) group by store, product_id`,
+  );
+  for (const { store, ...h } of rows) byStore.get(store)?.push(h);
+  return byStore;
 }
 
 /** Units held of each of some products (absent: none). */
@@ -104,6 +127,17 @@ export async function endHolds(tx: Executor, store: string, cartIds: string[]): 
     sql`with gone as (delete from cart_holds where store = ${store} and cart_id in (${valueList(cartIds)}) returning product_id, until),
         changed as (select product_id from gone where until > now())
         ${noteChanged(store)}`,
+  );
+}
+
+/** `endHolds` for the carts of several stores, in one statement; the products noted in (store, product) order. */
+export async function endHoldsOfStores(tx: Executor, carts: Array<{ store: string; id: string }>): Promise<void> {
+  if (carts.length === 0) return;
+  await tx.execute(
+    sql`with gone as (delete from cart_holds where (store, cart_id) in (${storeKeys(carts)}) returning store, product_id, until)
+        insert into catalog_hold_marks (store, product_id)
+        select store, product_id from (select distinct store, product_id from gone where until > now()) c order by store, product_id
+        on conflict (store, product_id) do update set xid = excluded.xid`,
   );
 }
 
