@@ -135,8 +135,8 @@ export function arrayOf(values: string[], type: 'text' | 'uuid'): SQL {
  * Rows of several stores by their key, as a set for `(store, id) in (...)`: how a statement of a
  * round of many stores finds its rows (by the primary key's index, one probe per pair).
  */
-export function storeKeys(keys: Array<{ store: string; id: string }>): SQL {
-  return sql`select * from unnest(${arrayOf(keys.map((k) => k.store), 'text')}, ${arrayOf(keys.map((k) => k.id), 'uuid')})`;
+export function storeKeys(keys: Array<{ store: string; id: string }>, idType: 'uuid' | 'text' = 'uuid'): SQL {
+  return sql`select * from unnest(${arrayOf(keys.map((k) => k.store), 'text')}, ${arrayOf(keys.map((k) => k.id), idType)})`;
 }
 
 /** Runs raw SQL and returns its rows (the same on both back ends). */
