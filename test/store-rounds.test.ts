@@ -3,6 +3,7 @@
  * store): each store's answers, events, idempotency keys and stock stay its own, and a request of
  * one store that fails never changes the answer of another store's request in the same round.
  */
+import { randomUUID } from 'node:crypto';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sql } from 'drizzle-orm';
@@ -218,4 +219,49 @@ test("cart creations and added lines in rounds mixing stores: each store's answe
   assert.deepEqual(await holdRowsOf(holderC), []);
   assert.deepEqual(await holdRowsOf(holderA), [{ store: a!.slug, productId: pa.id, quantity: 2 }]);
   assert.notEqual((await t.request('GET', `/api/v1/carts/${holderA}`, { token: a!.storefront })).json.cart.heldUntil, null);
+});
+
+test("lines added in rounds mixing stores: each cart priced with its own store's code, shipping, taxes and currency", async () => {
+  const [coded, shipped, euro] = await storesOfOneShard(3);
+  const admin = async (store: TestStore, path: string, body: Record<string, unknown>, method = 'POST') => {
+    const r = await t.request(method, `/api/v1/admin/${path}`, { token: store.admin, body });
+    assert.ok(r.status === 200 || r.status === 201, r.text);
+    return r.json;
+  };
+  const code = (await admin(coded!, 'discounts', { code: `MIX${randomUUID().slice(0, 6)}`, type: 'percentage', value: 10 })).discount.code as string;
+  const option = (await admin(shipped!, 'shipping-options', { name: 'Standard', price: 500, countries: ['DE'] })).shippingOption.id as string;
+  await admin(shipped!, 'tax-rates', { country: 'DE', rate: 1900, name: 'VAT' });
+  await admin(euro!, 'store', { currency: 'EUR', pricesIncludeTax: true }, 'PATCH');
+  const carts = await Promise.all(
+    [coded!, shipped!, euro!].flatMap((store) =>
+      [0, 1].map(async () => {
+        const product = await createProduct(t, store, { quantity: 20, price: 1000 });
+        const r = await t.request('POST', '/api/v1/carts', { token: store.storefront, body: { products: [{ id: product.id, quantity: 1 }] } });
+        assert.equal(r.status, 201, r.text);
+        const id = r.json.cart.id as string;
+        const set =
+          store === coded ? await t.request('POST', `/api/v1/carts/${id}/discount`, { token: store.storefront, body: { code } })
+          : store === shipped ? await t.request('PUT', `/api/v1/carts/${id}/shipping`, { token: store.storefront, body: { optionId: option, country: 'DE' } })
+          : r;
+        assert.ok(set.status === 200 || set.status === 201, set.text);
+        return { store, id, product: product.id as string };
+      }),
+    ),
+  );
+  const gate = t.database.db.transaction(() => new Promise((resolve) => setTimeout(resolve, 200)));
+  const added = await Promise.all(carts.map((c) => t.request('POST', `/api/v1/carts/${c.id}/products`, { token: c.store.storefront, body: { id: c.product, quantity: 2 } })));
+  await gate;
+  for (const [i, r] of added.entries()) {
+    const { store, id } = carts[i]!;
+    assert.equal(r.status, 200, r.text);
+    // The round's answer is the cart as its own store reads it alone.
+    const alone = await t.request('GET', `/api/v1/carts/${id}`, { token: store.storefront });
+    assert.deepEqual(r.json.cart, alone.json.cart);
+    const cart = r.json.cart;
+    assert.equal(cart.price, 3000);
+    assert.equal(cart.currency, store === euro ? 'EUR' : 'USD');
+    assert.equal(cart.discountTotal, store === coded ? 300 : 0);
+    assert.equal(cart.shippingTotal, store === shipped ? 500 : 0);
+    assert.equal(cart.taxTotal > 0, store === shipped);
+  }
 });
