@@ -5,7 +5,7 @@
  * never shorter, so what is held plus what is ordered never exceeds the stock.
  */
 import { sql, type SQL } from 'drizzle-orm';
-import { jsonb, queryRows, storeKeys, valueList, type Executor } from '../../db/client.js';
+import { jsonb, queryRows, storeKeys, type Executor } from '../../db/client.js';
 import { asDate, toIso } from '../../lib/time.js';
 
 /** Units of a product one cart holds; `cartId` null: the sum of what other carts hold of it. */
@@ -20,18 +20,7 @@ export interface Held {
  * sum per product (a product under a thousand holds is one row, not a thousand).
  */
 export async function holdsOf(db: Executor, store: string, productIds: string[], cartIds: string[] = []): Promise<Held[]> {
-  if (productIds.length === 0) return [];
-  const held = sql`from cart_holds where store = ${store} and product_id in (${valueList(productIds)}) and until > now()`;
-  if (cartIds.length === 0) {
-    return queryRows<Held>(db, sql`select null as "cartId", product_id as "productId", sum(quantity)::int as quantity ${held} group by product_id`);
-  }
-  const carts = valueList(cartIds);
-  return queryRows<Held>(
-    db,
-    sql`select cart_id::text as "cartId", product_id as "productId", quantity ${held} and cart_id in (${carts})
-        union all
-        select null, product_id, sum(quantity)::int ${held} and cart_id not in (${carts}) group by product_id`,
-  );
+  return (await holdsOfStores(db, [{ store, productIds, cartIds }])).get(store)!;
 }
 
 /**
@@ -122,12 +111,7 @@ export async function replaceHolds(tx: Executor, store: string, lines: Held[], u
 
 /** Ends the holds of some carts, noting the products of those that had not run out. */
 export async function endHolds(tx: Executor, store: string, cartIds: string[]): Promise<void> {
-  if (cartIds.length === 0) return;
-  await tx.execute(
-    sql`with gone as (delete from cart_holds where store = ${store} and cart_id in (${valueList(cartIds)}) returning product_id, until),
-        changed as (select product_id from gone where until > now())
-        ${noteChanged(store)}`,
-  );
+  await endHoldsOfStores(tx, cartIds.map((id) => ({ store, id })));
 }
 
 /** `endHolds` for the carts of several stores, in one statement; the products noted in (store, product) order. */
