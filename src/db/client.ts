@@ -123,6 +123,22 @@ export function valueList(values: string[]): SQL {
   return sql.join(values.map((value) => sql`${value}`), sql`, `);
 }
 
+/**
+ * Values as one array parameter of SQL type `type[]` (an array literal, each element quoted): one
+ * parameter however many values, and the planner knows how many rows its `unnest` gives.
+ */
+export function arrayOf(values: string[], type: 'text' | 'uuid'): SQL {
+  return sql`${`{${values.map((v) => `"${v.replace(/[\\"]/g, '\\$&')}"`).join(',')}}`}::${sql.raw(type)}[]`;
+}
+
+/**
+ * Rows of several stores by their key, as a set for `(store, id) in (...)`: how a statement of a
+ * round of many stores finds its rows (by the primary key's index, one probe per pair).
+ */
+export function storeKeys(keys: Array<{ store: string; id: string }>, idType: 'uuid' | 'text' = 'uuid'): SQL {
+  return sql`select * from unnest(${arrayOf(keys.map((k) => k.store), 'text')}, ${arrayOf(keys.map((k) => k.id), idType)})`;
+}
+
 /** Runs raw SQL and returns its rows (the same on both back ends). */
 export async function queryRows<T>(executor: Executor, query: SQL): Promise<T[]> {
   const result = await executor.execute(query);

@@ -35,6 +35,7 @@ export interface ProductFields {
   quantity?: number;
   description?: string;
   originalPrice?: number | null;
+  maxPerOrder?: number | null;
   status?: 'DRAFT' | 'ACTIVE';
   group?: string | null;
   options?: Record<string, string>;

@@ -4,7 +4,7 @@
  */
 import type { Executor } from '../../db/client.js';
 import type { SellableProduct } from '../catalog/index.js';
-import { discountsById } from '../discounts/index.js';
+import { discountsByIdOfStores } from '../discounts/index.js';
 import type { DiscountRule } from '../pricing/index.js';
 import type * as repo from './repository.js';
 import type { CartView } from './schemas.js';
@@ -17,8 +17,14 @@ export function priced(lines: repo.StoredLine[], products: ReadonlyMap<string, S
 
 /** The discount rules of carts that have a code, for the products each cart's answer will show. */
 export async function cartRules(db: Executor, store: string, carts: Array<{ discountId: string | null; productIds: string[] }>): Promise<Map<string, DiscountRule>> {
-  const wanted = carts.flatMap((c) => (c.discountId ? [{ id: c.discountId, productIds: c.productIds }] : []));
-  return wanted.length === 0 ? new Map() : discountsById(db, store, wanted);
+  return (await cartRulesOfStores(db, [{ store, carts }])).get(store)!;
+}
+
+/** `cartRules` for the carts of several stores (a round of many), by store: one read, none when no cart has a code. */
+export async function cartRulesOfStores(db: Executor, stores: Array<{ store: string; carts: Array<{ discountId: string | null; productIds: string[] }> }>): Promise<Map<string, Map<string, DiscountRule>>> {
+  const wanted = stores.map(({ store, carts }) => ({ store, ids: carts.flatMap((c) => (c.discountId ? [{ id: c.discountId, productIds: c.productIds }] : [])) }));
+  if (wanted.every((w) => w.ids.length === 0)) return new Map(stores.map(({ store }) => [store, new Map()]));
+  return discountsByIdOfStores(db, wanted);
 }
 
 /** A cart's answer, its discount priced on these lines at `now`. */

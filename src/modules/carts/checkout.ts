@@ -5,9 +5,9 @@
  */
 import type { Executor } from '../../db/client.js';
 import { checkoutTotals, discountEligible, linePrice, type AppliedDiscount, type CheckoutTotals, type DiscountRule, type ShippingRule, type TaxRateRule } from '../pricing/index.js';
-import { shippingRules } from '../shipping/index.js';
-import { pricingSettings, type PricingSettings } from '../stores/index.js';
-import { ratesForCountries } from '../taxes/index.js';
+import { shippingRulesOfStores } from '../shipping/index.js';
+import { pricingSettingsOfStores, type PricingSettings } from '../stores/index.js';
+import { ratesForCountriesOfStores } from '../taxes/index.js';
 import type { CartRow } from './repository.js';
 import type { PricedLine } from './views.js';
 
@@ -29,12 +29,22 @@ export const NO_DISCOUNT: CartDiscount = { rule: undefined, applied: null };
 
 /** Reads what the answers of these carts need (two small reads when none has chosen shipping). */
 export async function cartCheckout(db: Executor, store: string, carts: ReadonlyArray<Pick<CartRow, 'shippingOptionId' | 'shippingCountry'>>): Promise<CartCheckout> {
-  const settings = await pricingSettings(db, store);
-  const shipped = carts.filter((c) => c.shippingOptionId !== null);
-  if (shipped.length === 0) return { settings, options: new Map(), rates: [] };
-  const options = await shippingRules(db, store);
-  const rates = await ratesForCountries(db, store, shipped.map((c) => c.shippingCountry!));
-  return { settings, options, rates };
+  return (await cartCheckouts(db, [{ store, carts }])).get(store)!;
+}
+
+/**
+ * The same for the carts of several stores (a round of many), by store: the settings of them all in
+ * one statement; the options and rates only of the stores whose carts have chosen shipping.
+ */
+export async function cartCheckouts(db: Executor, stores: Array<{ store: string; carts: ReadonlyArray<Pick<CartRow, 'shippingOptionId' | 'shippingCountry'>> }>): Promise<Map<string, CartCheckout>> {
+  const settings = await pricingSettingsOfStores(db, stores.map((s) => s.store));
+  const shipped = stores.flatMap(({ store, carts }) => {
+    const countries = carts.flatMap((c) => (c.shippingOptionId === null ? [] : [c.shippingCountry!]));
+    return countries.length === 0 ? [] : [{ store, countries }];
+  });
+  const options = shipped.length === 0 ? new Map<string, Map<string, ShippingRule>>() : await shippingRulesOfStores(db, shipped.map((s) => s.store));
+  const rates = shipped.length === 0 ? new Map<string, TaxRateRule[]>() : await ratesForCountriesOfStores(db, shipped);
+  return new Map(stores.map(({ store }) => [store, { settings: settings.get(store)!, options: options.get(store) ?? new Map(), rates: rates.get(store) ?? [] }]));
 }
 
 /** A cart's totals: its discount, its shipping (an option since deleted shows as none) and its taxes for its destination. */

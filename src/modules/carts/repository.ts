@@ -1,6 +1,6 @@
 /** Cart SQL: carts and their lines. Every change to an existing cart runs in a transaction that first locks the cart row. */
 import { sql } from 'drizzle-orm';
-import { jsonb, queryRows, valueList, type Executor } from '../../db/client.js';
+import { jsonb, queryRows, storeKeys, valueList, type Executor } from '../../db/client.js';
 import { asDate, toIso } from '../../lib/time.js';
 import type { CartStatus } from './state.js';
 
@@ -61,13 +61,22 @@ export async function insertCarts(
   carts: Array<{ id: string; createdAt: Date; expiresAt: Date }>,
   lines: Array<[cartId: string, productId: string, quantity: number]>,
 ): Promise<void> {
+  await insertCartsOfStores(tx, carts.map((c) => ({ ...c, store })), lines.map((l) => [store, ...l]));
+}
+
+/** The same for the new carts of several stores (a round of many), in one statement. */
+export async function insertCartsOfStores(
+  tx: Executor,
+  carts: Array<{ store: string; id: string; createdAt: Date; expiresAt: Date }>,
+  lines: Array<[store: string, cartId: string, productId: string, quantity: number]>,
+): Promise<void> {
   await tx.execute(
     sql`with new_carts as (
           insert into carts (store, id, created_at, expires_at)
-          select ${store}, c.* from jsonb_to_recordset(${jsonb(carts.map((c) => ({ id: c.id, created_at: toIso(c.createdAt), expires_at: toIso(c.expiresAt) })))})
-            as c(id uuid, created_at timestamptz, expires_at timestamptz))
+          select c.* from jsonb_to_recordset(${jsonb(carts.map((c) => ({ store: c.store, id: c.id, created_at: toIso(c.createdAt), expires_at: toIso(c.expiresAt) })))})
+            as c(store text, id uuid, created_at timestamptz, expires_at timestamptz))
         insert into cart_lines (store, cart_id, product_id, quantity)
-        select ${store}, (e.line->>0)::uuid, (e.line->>1)::uuid, (e.line->>2)::int
+        select e.line->>0, (e.line->>1)::uuid, (e.line->>2)::uuid, (e.line->>3)::int
         from jsonb_array_elements(${jsonb(lines)}) with ordinality as e(line, n) order by e.n`,
   );
 }
@@ -84,33 +93,55 @@ export async function findCart(db: Executor, store: string, id: string): Promise
  * whatever a change that held a cart's lock before committed.
  */
 export async function lockCarts(tx: Executor, store: string, ids: string[]): Promise<Map<string, LockedCart>> {
-  if (ids.length === 0) return new Map();
+  return (await lockCartsOfStores(tx, [{ store, ids }])).get(store)!;
+}
+
+/**
+ * The same for the carts of several stores (a round of many), locked in (store, id) order, the one
+ * global order of cart locks: two statements whatever the number of stores. Every store given has its map.
+ */
+export async function lockCartsOfStores(tx: Executor, wanted: Array<{ store: string; ids: string[] }>): Promise<Map<string, Map<string, LockedCart>>> {
+  const byStore = new Map(wanted.map((w) => [w.store, new Map<string, LockedCart>()]));
+  const keys = wanted.flatMap((w) => w.ids.map((id) => ({ store: w.store, id })));
+  if (keys.length === 0) return byStore;
   const rows = await queryRows<CartRow & { now: Date; holdRows: boolean; holdStartedAt: Date | null; lastHeldUntil: Date | null }>(
     tx,
     sql`select ${cartColumns}, now()::timestamptz(3) as now, c.held_until is not null as "holdRows",
           c.hold_started_at as "holdStartedAt", c.held_until as "lastHeldUntil" from carts c
-        where c.store = ${store} and c.id in (${valueList(ids)}) and c.deleted_at is null order by c.id for update`,
+        where (c.store, c.id) in (${storeKeys(keys)}) and c.deleted_at is null order by c.store, c.id for update`,
   );
-  const lines = await linesOfCarts(tx, store, rows.map((r) => r.id));
-  return new Map(
-    rows.map(({ now, holdRows, holdStartedAt, lastHeldUntil, ...cart }) => [
-      cart.id,
-      { cart, lines: lines.get(cart.id) ?? [], now: asDate(now), holdRows, lastHold: { startedAt: holdStartedAt && asDate(holdStartedAt), until: lastHeldUntil && asDate(lastHeldUntil) } },
-    ]),
-  );
+  const lines = await linesOfCartsOfStores(tx, rows.map((r) => ({ store: r.store, id: r.id })));
+  for (const { now, holdRows, holdStartedAt, lastHeldUntil, ...cart } of rows) {
+    byStore.get(cart.store)?.set(cart.id, {
+      cart,
+      lines: lines.get(cart.store)?.get(cart.id) ?? [],
+      now: asDate(now),
+      holdRows,
+      lastHold: { startedAt: holdStartedAt && asDate(holdStartedAt), until: lastHeldUntil && asDate(lastHeldUntil) },
+    });
+  }
+  return byStore;
 }
 
 /** The lines of several carts, by cart id, in the order they were added. */
 export async function linesOfCarts(db: Executor, store: string, cartIds: string[]): Promise<Map<string, StoredLine[]>> {
-  if (cartIds.length === 0) return new Map();
-  const rows = await queryRows<StoredLine & { cartId: string }>(
+  return (await linesOfCartsOfStores(db, cartIds.map((id) => ({ store, id })))).get(store) ?? new Map();
+}
+
+/** The lines of carts of several stores, by store and cart id, each cart's in the order they were added. */
+export async function linesOfCartsOfStores(db: Executor, carts: Array<{ store: string; id: string }>): Promise<Map<string, Map<string, StoredLine[]>>> {
+  const byStore = new Map<string, Map<string, StoredLine[]>>();
+  if (carts.length === 0) return byStore;
+  const rows = await queryRows<StoredLine & { store: string; cartId: string }>(
     db,
-    sql`select cart_id as "cartId", product_id as "productId", quantity from cart_lines
-        where store = ${store} and cart_id in (${valueList(cartIds)}) order by cart_id, position`,
+    sql`select store, cart_id as "cartId", product_id as "productId", quantity from cart_lines
+        where (store, cart_id) in (${storeKeys(carts)}) order by store, cart_id, position`,
   );
-  const byCart = new Map<string, StoredLine[]>();
-  for (const { cartId, ...line } of rows) byCart.set(cartId, [...(byCart.get(cartId) ?? []), line]);
-  return byCart;
+  for (const { store, cartId, ...line } of rows) {
+    const mine = byStore.get(store) ?? byStore.set(store, new Map()).get(store)!;
+    mine.set(cartId, [...(mine.get(cartId) ?? []), line]);
+  }
+  return byStore;
 }
 
 /**
@@ -118,14 +149,23 @@ export async function linesOfCarts(db: Executor, store: string, cartIds: string[
  * order) and records the change on each cart: `updatedAt` is `now`, the expiry `expiresAt`.
  */
 export async function writeLines(tx: Executor, store: string, lines: Array<[cartId: string, productId: string, quantity: number]>, touched: { ids: string[]; now: Date; expiresAt: Date }): Promise<void> {
+  await writeLinesOfStores(tx, lines.map((l) => [store, ...l]), { carts: touched.ids.map((id) => ({ store, id })), now: touched.now, expiresAt: touched.expiresAt });
+}
+
+/** The same for locked carts of several stores (a round of many), in one statement. */
+export async function writeLinesOfStores(
+  tx: Executor,
+  lines: Array<[store: string, cartId: string, productId: string, quantity: number]>,
+  touched: { carts: Array<{ store: string; id: string }>; now: Date; expiresAt: Date },
+): Promise<void> {
   await tx.execute(
     sql`with changed as (
           insert into cart_lines (store, cart_id, product_id, quantity)
-          select ${store}, (e.line->>0)::uuid, (e.line->>1)::uuid, (e.line->>2)::int
+          select e.line->>0, (e.line->>1)::uuid, (e.line->>2)::uuid, (e.line->>3)::int
           from jsonb_array_elements(${jsonb(lines)}) with ordinality as e(line, n) order by e.n
           on conflict (store, cart_id, product_id) do update set quantity = excluded.quantity, updated_at = now())
         update carts set updated_at = ${toIso(touched.now)}, expires_at = ${toIso(touched.expiresAt)}, ${endedHold}
-        where store = ${store} and id in (${valueList(touched.ids)})`,
+        where (store, id) in (${storeKeys(touched.carts)})`,
   );
 }
 

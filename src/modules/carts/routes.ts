@@ -26,6 +26,7 @@ const cartRoutes: FastifyPluginAsyncTypebox = async (app) => {
     body: S.CreateCartBody, status: 201, response: S.CreatedCartEnvelope, errors: ['PRODUCT_UNAVAILABLE', 'QUANTITY_LIMIT_EXCEEDED'], idempotent: true,
     prepare: ({ body }) => sumLines(body.products),
     runRound: (tx, store, jobs) => carts.createCarts(tx, store, jobs.map((j) => j.job), ttl),
+    runStores: (tx, stores) => carts.createCartsOfStores(tx, stores.map((s) => ({ store: s.store, requests: s.jobs.map((j) => j.job) })), ttl),
     writesOnce: true,
   });
   app.get(
@@ -38,6 +39,7 @@ const cartRoutes: FastifyPluginAsyncTypebox = async (app) => {
     params: S.CartParams, body: S.LineRequest, status: 200, response: S.CartEnvelope, errors: [...changeErrors],
     prepare: ({ params, body }) => carts.additionOf(params.id, body),
     runRound: (tx, store, jobs) => carts.addItemsToCarts(tx, store, jobs.map((j) => j.job), ttl),
+    runStores: (tx, stores) => carts.addItemsToCartsOfStores(tx, stores.map((s) => ({ store: s.store, requests: s.jobs.map((j) => j.job) })), ttl),
   });
   registerCommand(app, {
     method: 'PATCH', url: '/v1/carts/:id/products/:pid', operationId: 'updateCartLine', tags, summary: "Change a line's quantity",

@@ -10,16 +10,16 @@ import { randomUUID } from 'node:crypto';
 import type { Executor } from '../../db/client.js';
 import { AppError } from '../../lib/app-error.js';
 import type { Outcome } from '../../lib/keyed-batcher.js';
-import { findSellableProducts, type SellableProduct } from '../catalog/index.js';
-import { assertWithinLimits, lineRefusalError, quantityLimitError, quantityLimitRefusals, StockLedger, type LineRefusal } from '../pricing/index.js';
-import { endHolds, holdsOf } from '../holds/index.js';
+import { findSellableProducts, findSellableProductsOfStores, type SellableProduct } from '../catalog/index.js';
+import { assertWithinLimits, lineRefusalError, quantityLimitError, quantityLimitRefusals, StockLedger, type DiscountRule, type LineRefusal } from '../pricing/index.js';
+import { endHolds, endHoldsOfStores, holdsOf, holdsOfStores } from '../holds/index.js';
 import * as repo from './repository.js';
 import { endHoldsOfChanged, endingHold, shownBy, shownProducts } from './holds.js';
 import type { CartView, LineRequest, Warning } from './schemas.js';
 import { assertCartPending, expiryFrom } from './state.js';
-import { cartRules, priced, pricedView, viewOf } from './answers.js';
+import { cartRulesOfStores, priced, pricedView, viewOf } from './answers.js';
 import { cartView, type PricedLine } from './views.js';
-import { cartCheckout, NO_DISCOUNT } from './checkout.js';
+import { cartCheckouts, NO_DISCOUNT, type CartCheckout } from './checkout.js';
 
 type Created = { cart: CartView; warnings?: Warning[] };
 type Changed = { cart: CartView };
@@ -42,16 +42,54 @@ export async function getCart(db: Executor, store: string, id: string) {
   return { cart: await viewOf(db, store, cart, priced(lines, await shownProducts(db, store, products)), now) };
 }
 
+/** One store's requests of a round (a round may combine several stores). */
+export interface StoreRequests<T> {
+  store: string;
+  requests: T[];
+}
+
 /**
  * Creates each request's cart with its available lines; the others come back as warnings (none
  * available: 422). A new cart locks nothing: the products are read as of now.
  */
 export async function createCarts(tx: Executor, store: string, requests: Array<Map<string, number>>, ttlSeconds: number): Promise<Array<Outcome<Created>>> {
-  const { products, now } = await findSellableProducts(tx, store, [...new Set(requests.flatMap((r) => [...r.keys()]))]);
-  const stock = new StockLedger(products, await holdsOf(tx, store, [...products.keys()]));
+  return (await createCartsOfStores(tx, [{ store, requests }], ttlSeconds))[0]!;
+}
+
+/**
+ * `createCarts` for a round of one store or several: each read and the insert is one statement over
+ * all the round's stores, and each request is decided against its own store's products and stock
+ * only. One list of outcomes per store, in the order given.
+ */
+export async function createCartsOfStores(tx: Executor, stores: Array<StoreRequests<Map<string, number>>>, ttlSeconds: number): Promise<Array<Array<Outcome<Created>>>> {
+  const { products, now } = await findSellableProductsOfStores(tx, stores.map(({ store, requests }) => ({ store, ids: [...new Set(requests.flatMap((r) => [...r.keys()]))] })));
+  const held = await holdsOfStores(tx, stores.map(({ store }) => ({ store, productIds: [...products.get(store)!.keys()] })));
+  const checkouts = await cartCheckouts(tx, stores.map(({ store }) => ({ store, carts: [] })));
+  const carts: Array<{ store: string; id: string; createdAt: Date; expiresAt: Date }> = [];
+  const lines: Array<[string, string, string, number]> = [];
+  const outcomes = stores.map(({ store, requests }) => {
+    const mine = products.get(store)!;
+    const decided = decideCreations(store, requests, mine, new StockLedger(mine, held.get(store)!), checkouts.get(store)!, now, ttlSeconds);
+    carts.push(...decided.carts);
+    lines.push(...decided.lines.map((l): [string, string, string, number] => [store, ...l]));
+    return decided.outcomes;
+  });
+  if (carts.length > 0) await repo.insertCartsOfStores(tx, carts, lines);
+  return outcomes;
+}
+
+/** One store's new carts, each request decided in turn against the stock the ones before it left. */
+function decideCreations(
+  store: string,
+  requests: Array<Map<string, number>>,
+  products: ReadonlyMap<string, SellableProduct>,
+  stock: StockLedger,
+  checkout: CartCheckout,
+  now: Date,
+  ttlSeconds: number,
+): { outcomes: Array<Outcome<Created>>; carts: repo.CartRow[]; lines: Array<[string, string, number]> } {
   const shown = shownBy(products, stock);
-  const checkout = await cartCheckout(tx, store, []);
-  const carts: Array<{ id: string; createdAt: Date; expiresAt: Date }> = [];
+  const carts: repo.CartRow[] = [];
   const lines: Array<[string, string, number]> = [];
   const outcomes = requests.map((request): Outcome<Created> => {
     // A line over its product's limit refuses the whole request: a limit is not a shortage to work around.
@@ -78,8 +116,7 @@ export async function createCarts(tx: Executor, store: string, requests: Array<M
     if (warnings.length > 0) created.warnings = warnings;
     return { ok: true, value: created };
   });
-  if (carts.length > 0) await repo.insertCarts(tx, store, carts, lines);
-  return outcomes;
+  return { outcomes, carts, lines };
 }
 
 /**
@@ -88,13 +125,59 @@ export async function createCarts(tx: Executor, store: string, requests: Array<M
  * as the ones before it left it. Every cart changed records the transaction's time as its change.
  */
 export async function addItemsToCarts(tx: Executor, store: string, requests: Addition[], ttlSeconds: number): Promise<Array<Outcome<Changed>>> {
-  const carts = await repo.lockCarts(tx, store, [...new Set(requests.map((r) => r.cartId))]);
-  const wanted = [...requests.map((r) => r.productId), ...[...carts.values()].flatMap((c) => c.lines.map((l) => l.productId))];
-  const { products, now } = await findSellableProducts(tx, store, [...new Set(wanted)]);
-  const stock = new StockLedger(products, await holdsOf(tx, store, [...products.keys()], [...carts.keys()]));
+  return (await addItemsToCartsOfStores(tx, [{ store, requests }], ttlSeconds))[0]!;
+}
+
+/**
+ * `addItemsToCarts` for a round of one store or several: the carts of all its stores are locked in
+ * (store, id) order by one statement, each read and write is one statement over all the stores, and
+ * each addition is decided against its own store's carts, products and stock only. One list of
+ * outcomes per store, in the order given.
+ */
+export async function addItemsToCartsOfStores(tx: Executor, stores: Array<StoreRequests<Addition>>, ttlSeconds: number): Promise<Array<Array<Outcome<Changed>>>> {
+  const locked = await repo.lockCartsOfStores(tx, stores.map(({ store, requests }) => ({ store, ids: [...new Set(requests.map((r) => r.cartId))] })));
+  const cartsOf = (store: string) => [...locked.get(store)!.values()];
+  const wanted = new Map(stores.map(({ store, requests }) => [store, [...new Set([...requests.map((r) => r.productId), ...cartsOf(store).flatMap((c) => c.lines.map((l) => l.productId))])]]));
+  const { products, now } = await findSellableProductsOfStores(tx, stores.map(({ store }) => ({ store, ids: wanted.get(store)! })));
+  const held = await holdsOfStores(tx, stores.map(({ store }) => ({ store, productIds: [...products.get(store)!.keys()], cartIds: [...locked.get(store)!.keys()] })));
   const change = { now, expiresAt: expiryFrom(now, ttlSeconds) };
-  const rules = await cartRules(tx, store, [...carts.values()].map((c) => ({ discountId: c.cart.discountId, productIds: [...new Set(wanted)] })));
-  const checkout = await cartCheckout(tx, store, [...carts.values()].map((c) => c.cart));
+  const rules = await cartRulesOfStores(tx, stores.map(({ store }) => ({ store, carts: cartsOf(store).map((c) => ({ discountId: c.cart.discountId, productIds: wanted.get(store)! })) })));
+  const checkouts = await cartCheckouts(tx, stores.map(({ store }) => ({ store, carts: cartsOf(store).map((c) => c.cart) })));
+  const lines: Array<[string, string, string, number]> = [];
+  const touched: Array<{ store: string; id: string }> = [];
+  const ending: Array<{ store: string; id: string }> = [];
+  const outcomes = stores.map(({ store, requests }) => {
+    const carts = locked.get(store)!;
+    const mine = products.get(store)!;
+    const stock = new StockLedger(mine, held.get(store)!);
+    const decided = decideAdditions(requests, carts, mine, stock, { rules: rules.get(store)!, checkout: checkouts.get(store)!, ...change });
+    for (const [cartId, quantities] of decided.changed) {
+      touched.push({ store, id: cartId });
+      if (carts.get(cartId)!.holdRows) ending.push({ store, id: cartId });
+      for (const [productId, quantity] of quantities) lines.push([store, cartId, productId, quantity]);
+    }
+    return decided.outcomes;
+  });
+  if (touched.length > 0) {
+    await repo.writeLinesOfStores(tx, lines, { carts: touched, ...change });
+    // The changed carts' holds end (their `held_until` was cleared by the write itself).
+    await endHoldsOfStores(tx, ending);
+  }
+  return outcomes;
+}
+
+/**
+ * One store's additions, each decided in turn against its locked cart as the ones before it left it;
+ * answers the outcomes and the quantities to write, per cart changed.
+ */
+function decideAdditions(
+  requests: Addition[],
+  carts: ReadonlyMap<string, repo.LockedCart>,
+  products: ReadonlyMap<string, SellableProduct>,
+  stock: StockLedger,
+  context: { rules: ReadonlyMap<string, DiscountRule>; checkout: CartCheckout; now: Date; expiresAt: Date },
+): { outcomes: Array<Outcome<Changed>>; changed: Map<string, Map<string, number>> } {
+  const { rules, checkout, now, expiresAt } = context;
   const changed = new Map<string, Map<string, number>>();
   const outcomes = requests.map((request): Outcome<Changed> => {
     try {
@@ -111,18 +194,13 @@ export async function addItemsToCarts(tx: Executor, store: string, requests: Add
       const line = { productId: request.productId, quantity };
       locked.lines = index < 0 ? [...locked.lines, line] : locked.lines.map((l, i) => (i === index ? line : l));
       changed.set(locked.cart.id, (changed.get(locked.cart.id) ?? new Map<string, number>()).set(request.productId, quantity));
-      const cart = pricedView({ ...locked.cart, updatedAt: change.now, expiresAt: change.expiresAt, heldUntil: null }, priced(locked.lines, shownBy(products, stock)), rules, now, checkout);
+      const cart = pricedView({ ...locked.cart, updatedAt: now, expiresAt, heldUntil: null }, priced(locked.lines, shownBy(products, stock)), rules, now, checkout);
       return { ok: true, value: endingHold({ cart }, locked) };
     } catch (error) {
       return { ok: false, error };
     }
   });
-  if (changed.size > 0) {
-    const writes = [...changed].flatMap(([cartId, quantities]) => [...quantities].map(([productId, quantity]): [string, string, number] => [cartId, productId, quantity]));
-    await repo.writeLines(tx, store, writes, { ids: [...changed.keys()], ...change });
-    await endHoldsOfChanged(tx, store, [...changed.keys()].map((id) => carts.get(id)!));
-  }
-  return outcomes;
+  return { outcomes, changed };
 }
 
 async function lockPending(tx: Executor, store: string, id: string, productId: string): Promise<repo.LockedCart> {

@@ -1,6 +1,6 @@
 /** Products as carts and orders need them: their fields, whether they can be sold, and their stock. */
 import { sql } from 'drizzle-orm';
-import { jsonb, queryRows, valueList, type Executor } from '../../db/client.js';
+import { jsonb, queryRows, storeKeys, valueList, type Executor } from '../../db/client.js';
 import { asDate } from '../../lib/time.js';
 import { productColumns, visibleProductText, type ProductRecord } from './visibility.js';
 
@@ -32,6 +32,24 @@ async function sellable(db: Executor, store: string, ids: string[], lock: boolea
 
 /** The products among `ids` as of now. */
 export const findSellableProducts = (db: Executor, store: string, ids: string[]) => sellable(db, store, ids, false);
+
+/**
+ * The products among each store's `ids` as of now, for a round of several stores in one statement;
+ * every store given has its map (empty when none of its ids is a product).
+ */
+export async function findSellableProductsOfStores(db: Executor, wanted: Array<{ store: string; ids: string[] }>): Promise<{ products: Map<string, Map<string, SellableProduct>>; now: Date }> {
+  const products = new Map(wanted.map((w) => [w.store, new Map<string, SellableProduct>()]));
+  const keys = wanted.flatMap((w) => w.ids.map((id) => ({ store: w.store, id })));
+  if (keys.length === 0) return { products, now: (await sellable(db, '', [], false)).now };
+  const rows = await queryRows<SellableProduct & { now: Date }>(
+    db,
+    sql`select ${productColumns('p')}, ${sql.raw(visibleProductText('p'))} as visible, now()::timestamptz(3) as now from products p
+        where (p.store, p.id) in (${storeKeys(keys)})`,
+  );
+  for (const { now: _, ...p } of rows) products.get(p.store)?.set(p.id, p);
+  const now = rows[0] ? asDate(rows[0].now) : (await sellable(db, '', [], false)).now;
+  return { products, now };
+}
 
 /** The same, locked for the rest of the transaction, in id order. */
 export const lockSellableProducts = (tx: Executor, store: string, ids: string[]) => sellable(tx, store, [...ids].sort(), true);

@@ -1,6 +1,6 @@
 /** Discount SQL: the discounts table, and the reads the rules need (collections' products, customers' uses). */
 import { sql } from 'drizzle-orm';
-import { jsonb, queryRows, valueList, type Executor } from '../../db/client.js';
+import { jsonb, queryRows, storeKeys, valueList, type Executor } from '../../db/client.js';
 import { toIsoOrNull } from '../../lib/time.js';
 import type { DiscountRule } from '../pricing/index.js';
 
@@ -86,6 +86,12 @@ export async function findByIds(db: Executor, store: string, ids: string[], { lo
   if (ids.length === 0) return [];
   const locking = lock ? sql` order by d.id for no key update` : sql``;
   return rows(db, sql`select ${columns} from discounts d where d.store = ${store} and d.id in (${valueList(ids)})${locking}`);
+}
+
+/** Discounts of several stores by (store, id) (a round of many), in one statement; deleted ones too. */
+export async function findByIdsOfStores(db: Executor, keys: Array<{ store: string; id: string }>): Promise<DiscountRow[]> {
+  if (keys.length === 0) return [];
+  return rows(db, sql`select ${columns} from discounts d where (d.store, d.id) in (${storeKeys(keys)})`);
 }
 
 /**

@@ -103,6 +103,18 @@ export async function discountsById(db: Executor, store: string, wanted: Array<{
   return rulesFor(db, store, rows, wanted);
 }
 
+/**
+ * `discountsById` for several stores (a round of many): the discounts of them all in one statement
+ * (a code's collections, when it has some, are read for its store). Every store given has its map.
+ */
+export async function discountsByIdOfStores(db: Executor, wanted: Array<{ store: string; ids: Array<{ id: string; productIds: string[] }> }>): Promise<Map<string, Map<string, DiscountRule>>> {
+  const keys = wanted.flatMap(({ store, ids }) => [...new Set(ids.map((w) => w.id))].map((id) => ({ store, id })));
+  const found = await repo.findByIdsOfStores(db, keys);
+  const rules = new Map<string, Map<string, DiscountRule>>();
+  for (const { store, ids } of wanted) rules.set(store, await rulesFor(db, store, found.filter((r) => r.store === store), ids));
+  return rules;
+}
+
 async function rulesFor(db: Executor, store: string, rows: repo.DiscountRow[], wanted: Array<{ id: string; productIds: string[] }>): Promise<Map<string, DiscountRule>> {
   const rules = new Map<string, DiscountRule>();
   for (const row of rows) {

@@ -5,7 +5,7 @@
  * never shorter, so what is held plus what is ordered never exceeds the stock.
  */
 import { sql, type SQL } from 'drizzle-orm';
-import { jsonb, queryRows, valueList, type Executor } from '../../db/client.js';
+import { jsonb, queryRows, storeKeys, type Executor } from '../../db/client.js';
 import { asDate, toIso } from '../../lib/time.js';
 
 /** Units of a product one cart holds; `cartId` null: the sum of what other carts hold of it. */
@@ -20,18 +20,30 @@ export interface Held {
  * sum per product (a product under a thousand holds is one row, not a thousand).
  */
 export async function holdsOf(db: Executor, store: string, productIds: string[], cartIds: string[] = []): Promise<Held[]> {
-  if (productIds.length === 0) return [];
-  const held = sql`from cart_holds where store = ${store} and product_id in (${valueList(productIds)}) and until > now()`;
-  if (cartIds.length === 0) {
-    return queryRows<Held>(db, sql`select null as "cartId", product_id as "productId", sum(quantity)::int as quantity ${held} group by product_id`);
-  }
-  const carts = valueList(cartIds);
-  return queryRows<Held>(
+  return (await holdsOfStores(db, [{ store, productIds, cartIds }])).get(store)!;
+}
+
+/**
+ * `holdsOf` for a round of several stores, in one statement: each store's answer as `holdsOf` gives
+ * it (every store given has its list).
+ */
+export async function holdsOfStores(db: Executor, wanted: Array<{ store: string; productIds: string[]; cartIds?: string[] }>): Promise<Map<string, Held[]>> {
+  const byStore = new Map(wanted.map((w) => [w.store, [] as Held[]]));
+  const products = wanted.flatMap((w) => w.productIds.map((id) => ({ store: w.store, id })));
+  if (products.length === 0) return byStore;
+  const carts = wanted.flatMap((w) => (w.cartIds ?? []).map((id) => ({ store: w.store, id })));
+  const held = sql`from cart_holds where (store, product_id) in (${storeKeys(products)}) and until > now()`;
+  const rows = await queryRows<Held & { store: string }>(
     db,
-    sql`select cart_id::text as "cartId", product_id as "productId", quantity ${held} and cart_id in (${carts})
-        union all
-        select null, product_id, sum(quantity)::int ${held} and cart_id not in (${carts}) group by product_id`,
+    carts.length === 0
+      ? sql`select store, null as "cartId", product_id as "productId", sum(quantity)::int as quantity ${held} group by store, product_id`
+      : sql`with mine as (${storeKeys(carts)})
+            select store, cart_id::text as "cartId", product_id as "productId", quantity ${held} and (store, cart_id) in (select * from mine)
+            union all
+            select store, null, product_id, sum(quantity)::int ${held} and (store, cart_id) not in (select * from mine) group by store, product_id`,
   );
+  for (const { store, ...h } of rows) byStore.get(store)?.push(h);
+  return byStore;
 }
 
 /** Units held of each of some products (absent: none). */
@@ -99,11 +111,17 @@ export async function replaceHolds(tx: Executor, store: string, lines: Held[], u
 
 /** Ends the holds of some carts, noting the products of those that had not run out. */
 export async function endHolds(tx: Executor, store: string, cartIds: string[]): Promise<void> {
-  if (cartIds.length === 0) return;
+  await endHoldsOfStores(tx, cartIds.map((id) => ({ store, id })));
+}
+
+/** `endHolds` for the carts of several stores, in one statement; the products noted in (store, product) order. */
+export async function endHoldsOfStores(tx: Executor, carts: Array<{ store: string; id: string }>): Promise<void> {
+  if (carts.length === 0) return;
   await tx.execute(
-    sql`with gone as (delete from cart_holds where store = ${store} and cart_id in (${valueList(cartIds)}) returning product_id, until),
-        changed as (select product_id from gone where until > now())
-        ${noteChanged(store)}`,
+    sql`with gone as (delete from cart_holds where (store, cart_id) in (${storeKeys(carts)}) returning store, product_id, until)
+        insert into catalog_hold_marks (store, product_id)
+        select store, product_id from (select distinct store, product_id from gone where until > now()) c order by store, product_id
+        on conflict (store, product_id) do update set xid = excluded.xid`,
   );
 }
 

@@ -82,6 +82,11 @@ export async function updateStoreSettings(db: Executor, store: string, body: Upd
 
 /** The currency and tax setting that carts and orders price with. */
 export async function pricingSettings(db: Executor, store: string): Promise<PricingSettings> {
-  const row = await repo.findStoreSettings(db, store);
-  return { currency: row?.currency ?? 'USD', pricesIncludeTax: row?.pricesIncludeTax ?? false };
+  return (await pricingSettingsOfStores(db, [store])).get(store)!;
+}
+
+/** The same for several stores (a round of many), read with one statement. */
+export async function pricingSettingsOfStores(db: Executor, stores: string[]): Promise<Map<string, PricingSettings>> {
+  const rows = new Map((await repo.findStoresSettings(db, stores)).map((r) => [r.slug, r]));
+  return new Map(stores.map((store) => [store, { currency: rows.get(store)?.currency ?? 'USD', pricesIncludeTax: rows.get(store)?.pricesIncludeTax ?? false }]));
 }
