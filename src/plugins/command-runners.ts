@@ -173,15 +173,24 @@ export async function runRound<P extends TSchema, B extends TSchema, Q extends T
       if (needsTransaction) throw error;
       return mine.map((): Outcome<Static<R>> => ({ ok: false, error }));
     };
-    if (command.runStores && groups.length > 1) {
-      const decided = await command.runStores(tx, groups).catch((error: unknown) => groups.map((g) => failed(g.mine, error)));
-      groups.forEach((g, s) => g.mine.forEach((n, k) => (outcomes[n] = decided[s]![k]!)));
-    } else {
+    const storeByStore = async () => {
       for (const { store, mine, jobs } of groups) {
         const decided = await command.runRound(tx, store, jobs).catch((error: unknown) => failed(mine, error));
         mine.forEach((n, k) => (outcomes[n] = decided[k]!));
       }
-    }
+    };
+    if (command.runStores && groups.length > 1) {
+      try {
+        const decided = await command.runStores(tx, groups);
+        groups.forEach((g, s) => g.mine.forEach((n, k) => (outcomes[n] = decided[s]![k]!)));
+      } catch (error) {
+        if (needsTransaction) throw error;
+        // Without a transaction the round's one write is its last statement, so a failure wrote
+        // nothing: each store's requests run again with statements of their own, and a store's
+        // failure stays its own.
+        await storeByStore();
+      }
+    } else await storeByStore();
     const kept: Parameters<typeof keepAnswers>[1] = [];
     running.forEach(({ entry, i }, n) => {
       const outcome = outcomes[n]!;

@@ -118,7 +118,8 @@ export interface RoundCommand<P extends TSchema, B extends TSchema, Q extends TS
    * statement over every store of the round (not one per store), so requests spread over many quiet
    * stores cost what those of one busy store do. The stores come sorted; a statement that locks rows
    * of several stores locks them in (store, id) order, the one global order that every round keeps.
-   * One outcome per job, per store, as `runRound` answers them.
+   * One outcome per job, per store, as `runRound` answers them. With `writesOnce`, the one write is
+   * the last statement: a round that fails wrote nothing and runs again store by store.
    */
   runStores?: (tx: Executor, stores: Array<StoreJobs<J>>) => Promise<Array<Array<Outcome<Static<R>>>>>;
   /**

@@ -65,7 +65,10 @@ export function registerCommand<P extends TSchema, B extends TSchema, Q extends 
     };
   } else if (isRound(command)) {
     const batcher = new KeyedBatcher<Entry<J> & { store: string }, Answer>((entries) => runRoundOfStores(app, command, declared, entries));
-    const shards = roundShards(app);
+    // A command that decides a round of many stores with the statements of one (`runStores`) keeps
+    // one round queue for every store, as one busy store has: shards would only make its rounds
+    // smaller, each paying its statements for fewer requests.
+    const shards = command.runStores ? () => 'all' : roundShards(app);
     runOne = (request, reply, input, claim) =>
       batcher.submit(shards(input.store), { job: command.prepare(input), claim, store: input.store, serialize: (v) => String(reply.serialize(v)), requestId: request.id, actor: actorOf(input.principal) });
   } else {
