@@ -89,6 +89,27 @@ test("a request of one store that fails never fails another store's request in t
   assert.equal((await eventsOf(shops[1]!.store)).filter((e) => e.type === 'order.created').length, 6);
 });
 
+test("a cart of one store whose write fails never fails another store's carts in the same round", async () => {
+  const [broken, healthy] = await storesOfOneShard(2);
+  const products = await Promise.all([broken!, healthy!].map((store) => createProduct(t, store, { quantity: 50 })));
+  // Carts are written without a transaction, one statement for the round: the broken store's rows
+  // fail it, and each store's carts are written again on their own.
+  const constraint = `carts_not_${broken!.slug.replaceAll('-', '_')}`;
+  await t.database.db.execute(sql.raw(`alter table carts add constraint "${constraint}" check (store <> '${broken!.slug}') not valid`));
+  try {
+    const sent = Array.from({ length: 12 }, (_, i) => i % 2);
+    const answers = await Promise.all(sent.map((s) => t.request('POST', '/api/v1/carts', { token: [broken!, healthy!][s]!.storefront, body: { products: [{ id: products[s]!.id, quantity: 1 }] } })));
+    answers.forEach((r, i) => assert.equal(r.status, sent[i] === 0 ? 500 : 201, r.text));
+    const [counts] = await queryRows<{ broken: number; healthy: number }>(
+      t.database.db,
+      sql`select count(*) filter (where store = ${broken!.slug})::int as broken, count(*) filter (where store = ${healthy!.slug})::int as healthy from carts where store in (${broken!.slug}, ${healthy!.slug})`,
+    );
+    assert.deepEqual(counts, { broken: 0, healthy: 6 });
+  } finally {
+    await t.database.db.execute(sql.raw(`alter table carts drop constraint "${constraint}"`));
+  }
+});
+
 test('carts and holds of several stores in mixed rounds: each cart in its own store, each hold on its own stock', async () => {
   const stores = await storesOfOneShard(3);
   const products = await Promise.all(stores.map((store) => createProduct(t, store, { quantity: 4 })));
