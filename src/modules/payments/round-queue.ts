@@ -14,6 +14,12 @@
  * back as the next requests a few milliseconds apart; started at once, the next round would take
  * only the first of them and the others would wait a whole round for the one after, so rounds
  * would alternate between full and nearly empty. A lone delivery never waits.
+ *
+ * While `yieldMs()` answers more than zero (the process is busy with checkout, runtime.ts), a
+ * store's rounds give way: one at a time, each beginning at least that long after the one before
+ * began. The deliveries that arrive meanwhile make fewer, larger rounds (fewer statements each), and
+ * a stream of them takes less of the CPU and the database that orders need; a delivery waits that
+ * much longer for its answer, which no payment provider minds.
  */
 import type { Outcome } from '../../lib/keyed-batcher.js';
 
@@ -35,6 +41,7 @@ export class RoundQueue<J, R> {
     private readonly run: (jobs: J[]) => Promise<Array<Outcome<R>>>,
     private readonly maxRound = 200,
     private readonly parallel = 2,
+    private readonly yieldMs: () => number = () => 0,
   ) {}
 
   submit(key: string, job: J): Promise<R> {
@@ -52,7 +59,19 @@ export class RoundQueue<J, R> {
 
   private async drain(key: string): Promise<void> {
     let lastRound = 0;
+    let lastStart = 0;
     for (;;) {
+      const pause = this.yieldMs();
+      if (pause > 0) {
+        // Giving way: the other runner of this key carries on alone.
+        const runners = this.runners.get(key)!;
+        if (runners > 1) {
+          this.runners.set(key, runners - 1);
+          return;
+        }
+        const wait = lastStart + pause - Date.now();
+        if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+      }
       const queue = this.waiting.get(key) ?? [];
       for (let waited = 0; waited < GATHER_MS && queue.length > 0 && queue.length < lastRound; waited++) {
         await new Promise((resolve) => setTimeout(resolve, 1));
@@ -68,6 +87,7 @@ export class RoundQueue<J, R> {
         return;
       }
       lastRound = round.length;
+      lastStart = Date.now();
       let outcomes: Array<Outcome<R>>;
       try {
         outcomes = await this.run(round.map((w) => w.job));
