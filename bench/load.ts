@@ -26,6 +26,8 @@ export interface LoadPlan {
   seconds: number;
   /** Send exactly this many requests instead of running for `seconds` (the sell-out check). */
   amount?: number;
+  /** At most this many requests a second over all connections (a stream at a stated pace), instead of as fast as answered. */
+  rate?: number;
 }
 
 export interface LoadResult {
@@ -50,6 +52,7 @@ async function run(plan: LoadPlan, seconds: number, amount?: number): Promise<au
     url: plan.url,
     connections: plan.connections,
     ...(amount ? { amount } : { duration: seconds }),
+    ...(plan.rate ? { overallRate: plan.rate } : {}),
     headers,
     requests: [
       {

@@ -88,6 +88,19 @@ function trustProxyOption(setting: Config['trustProxy']): boolean | string[] | (
 export const STOREFRONT_BODY_LIMIT = 64 * 1024;
 export const ADMIN_BODY_LIMIT = 1024 * 1024;
 
+/** Where Stripe's webhooks arrive (payments/routes.ts, under the /api prefix). */
+const PAYMENT_WEBHOOKS_PATH = '/api/v1/payment-webhooks/';
+
+/** Arrivals a second of a count that only grows, over the last second or more. */
+function rateOf(count: () => number): () => number {
+  let recent = { at: Date.now(), seen: count(), rate: 0 };
+  return () => {
+    const now = Date.now();
+    if (now - recent.at >= 1000) recent = { at: now, seen: count(), rate: ((count() - recent.seen) * 1000) / (now - recent.at) };
+    return recent.rate;
+  };
+}
+
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const timeoutMs = options.config.requestTimeoutMs;
   const app = Fastify({
@@ -156,7 +169,25 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(replicaReads);
   await app.register(openapi);
   await app.register(commands);
-  const payments = new PaymentsRuntime(options.database.db, options.config, app.log);
+  const { config } = options;
+  // Requests per second this process received over the last second or more: webhook deliveries
+  // yield to them under load (WEBHOOK_YIELD_REQUESTS_PER_SECOND), and so do rounds of payment
+  // webhooks and syncs to the requests other than those payment webhooks (a stream of them alone
+  // runs at full speed). A count of arrivals cannot drift the way a count of requests in flight
+  // can when a response's end goes unseen.
+  let requestsReceived = 0;
+  let othersReceived = 0;
+  const requestRate = rateOf(() => requestsReceived);
+  const otherRequestRate = rateOf(() => othersReceived);
+  if (config.webhookYieldRequestsPerSecond > 0) {
+    app.addHook('onRequest', (request, _reply, done) => {
+      requestsReceived++;
+      if (!request.url.startsWith(PAYMENT_WEBHOOKS_PATH)) othersReceived++;
+      done();
+    });
+  }
+  const yieldsTo = (rate: number) => config.webhookYieldRequestsPerSecond > 0 && rate >= config.webhookYieldRequestsPerSecond;
+  const payments = new PaymentsRuntime(options.database.db, config, app.log, () => yieldsTo(otherRequestRate()));
   app.decorate('payments', payments);
   await app.register(jobs, {
     jobs: [
@@ -169,7 +200,6 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     ],
   });
 
-  const { config } = options;
   const worker = new DeliveryWorker(options.database.db, {
     retryScheduleSeconds: config.webhookRetryScheduleSeconds,
     disableAfterHours: config.webhookDisableAfterHours,
@@ -177,24 +207,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     timeoutMs: config.webhookTimeoutMs,
     concurrency: config.webhookConcurrency,
     pollIntervalMs: config.webhookPollIntervalMs,
-    busy: () => config.webhookYieldRequestsPerSecond > 0 && requestRate() >= config.webhookYieldRequestsPerSecond,
+    busy: () => yieldsTo(requestRate()),
   }, app.log);
-  // Requests per second this process received over the last second or more: deliveries yield to
-  // them under load (WEBHOOK_YIELD_REQUESTS_PER_SECOND). A count of arrivals cannot drift the way a
-  // count of requests in flight can when a response's end goes unseen.
-  let requestsReceived = 0;
-  let recent = { at: Date.now(), received: 0, rate: 0 };
-  const requestRate = () => {
-    const now = Date.now();
-    if (now - recent.at >= 1000) recent = { at: now, received: requestsReceived, rate: ((requestsReceived - recent.received) * 1000) / (now - recent.at) };
-    return recent.rate;
-  };
-  if (config.webhookYieldRequestsPerSecond > 0) {
-    app.addHook('onRequest', (_request, _reply, done) => {
-      requestsReceived++;
-      done();
-    });
-  }
   app.decorate('deliveryWorker', worker);
   if (config.webhookPollIntervalMs > 0) app.addHook('onReady', async () => worker.start());
   app.addHook('onClose', () => worker.stop());

@@ -169,8 +169,8 @@ test('one round of concurrent deliveries keeps each apart: duplicates, an unknow
   const sign = (e: ReturnType<typeof emulator.event>) => emulator.sign(e, s.webhookSecret);
   const paidA = emulator.event('payment_intent.succeeded', emulator.pay(a.intentId));
   // A wrong signature first: 400, and the store's webhook secret is now in memory, so that the
-  // deliveries below reach the store's queue together: the first starts a round, the others make the
-  // next (on PostgreSQL; the embedded database runs one transaction at a time, so there each request
+  // deliveries below reach the store's queue together: the first two start a round each (two run at
+  // once), the others make the next (on PostgreSQL; the embedded database runs one transaction at a time, so there each request
   // reaches the queue only after the round before it, and the rounds are of one).
   const forged = await webhookTo(t, s.slug)(emulator.sign(emulator.event('payment_intent.succeeded', emulator.pay(d.intentId)), 'whsec_wrong'));
   assert.equal(forged.status, 400);

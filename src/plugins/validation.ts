@@ -31,7 +31,9 @@ function textProblem(text: string): string | undefined {
 
 function badText(value: unknown, depth = 0): string | undefined {
   if (typeof value === 'string') return textProblem(value);
-  if (depth > 64 || value === null || typeof value !== 'object') return undefined;
+  // A raw body (a webhook's, kept as bytes for its signature) is the route's to read: walking it
+  // here would visit every byte as an entry.
+  if (depth > 64 || value === null || typeof value !== 'object' || Buffer.isBuffer(value)) return undefined;
   for (const [key, inner] of Object.entries(value)) {
     const problem = textProblem(key) ?? badText(inner, depth + 1);
     if (problem) return problem;

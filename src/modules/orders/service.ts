@@ -2,18 +2,29 @@
 import type { Database, Executor } from '../../db/client.js';
 import { AppError } from '../../lib/app-error.js';
 import { findAddresses } from '../addresses/index.js';
-import { paymentsOfOrders, refundsOfOrders } from '../payments/index.js';
+import { paymentsOfOrders, refundsOfOrders, type PaymentRow } from '../payments/index.js';
 import * as repo from './repository.js';
 import { orderView } from './views.js';
 
+/**
+ * What a caller already holds of the orders it renders, under their locks: their payments (all of
+ * each order's), and the orders that cannot have a fulfilment (CREATED when locked: only a PAID
+ * order is fulfilled, and none goes back to CREATED). Those are not read again.
+ */
+export interface KnownOfOrders {
+  payments: Map<string, PaymentRow[]>;
+  neverFulfilled: ReadonlySet<string>;
+}
+
 /** Orders with their lines and addresses, in the order given. */
-export async function renderOrders(db: Executor, store: string, orders: repo.OrderRow[]) {
+export async function renderOrders(db: Executor, store: string, orders: repo.OrderRow[], known?: KnownOfOrders) {
   const ids = orders.map((o) => o.id);
+  const toFulfil = known ? ids.filter((id) => !known.neverFulfilled.has(id)) : ids;
   const [lines, addressRows, payments, fulfillments, refunds] = await Promise.all([
     repo.orderLines(db, store, ids),
     findAddresses(db, store, [...new Set(orders.map((o) => o.addressId))]),
-    paymentsOfOrders(db, store, ids),
-    repo.fulfillmentsOf(db, store, ids),
+    known ? known.payments : paymentsOfOrders(db, store, ids),
+    repo.fulfillmentsOf(db, store, toFulfil),
     refundsOfOrders(db, store, ids),
   ]);
   return orders.map((o) =>

@@ -1,10 +1,11 @@
 /**
  * A round of intents applied at once: the webhook deliveries and syncs of one store that arrive
- * while its previous round runs are decided together in one transaction, as orders are combined
- * (lib/keyed-batcher.ts). The round costs the same handful of statements whatever its size: the
- * event ids recorded, the payments found, their orders locked (in id order), their payments read
- * under those locks, the payments changed, the orders moved to PAID, the orders rendered and the
- * events recorded. Each intent is still decided on its own, in arrival order, against what the
+ * while its rounds run are decided together in one transaction, as orders are combined
+ * (round-queue.ts). The round costs the same handful of statements whatever its size: the event ids
+ * recorded and the payments found (one statement), their orders locked (in id order), their payments
+ * read under those locks, the payments changed, the orders moved to PAID, the orders rendered (their
+ * lines, addresses and refunds; the payments are the round's own, and an order CREATED when locked
+ * has no fulfilment to read) and the events recorded. Each intent is still decided on its own, in arrival order, against what the
  * intents before it in the round decided: two successes of one order in one round pay it once.
  */
 import type { Executor } from '../../db/client.js';
@@ -82,12 +83,13 @@ export async function applyIntentRound(tx: Executor, store: string, jobs: Intent
     firstOfEvent.set(job.eventId, i);
     return true;
   });
-  const recorded = await repo.recordWebhookEvents(tx, store, [...firstOfEvent.keys()]);
+  // The payments are looked for with the event ids recorded (one statement), before it is known
+  // which events are new: a delivery already applied is the exception.
+  const candidates = jobs.filter((_, i) => live[i]);
+  const { recorded, found } = await repo.recordEventsAndFindPayments(
+    tx, store, [...firstOfEvent.keys()], [...new Set(candidates.map((j) => j.intent.id))], [...new Set(candidates.flatMap((j) => paymentIdOf(j) ?? []))],
+  );
   const applies = jobs.map((job, i) => live[i]! && (job.eventId === null || recorded.has(job.eventId)));
-  const wanted = jobs.filter((_, i) => applies[i]);
-  if (wanted.length === 0) return outcomes;
-
-  const found = await repo.findPaymentsOfRound(tx, store, [...new Set(wanted.map((j) => j.intent.id))], [...new Set(wanted.flatMap((j) => paymentIdOf(j) ?? []))]);
   const byIntent = new Map(found.filter((p) => p.intentId !== null).map((p) => [p.intentId!, p]));
   const byId = new Map(found.map((p) => [p.id, p]));
   const knownOf = jobs.map((job, i) => {
@@ -111,8 +113,9 @@ export async function applyIntentRound(tx: Executor, store: string, jobs: Intent
     const known = knownOf[i];
     const payment = known && current.get(known.id);
     const order = payment && orders.get(payment.orderId);
-    // A payment whose create call Stripe refused was dropped without the order's lock; an order deleted.
-    if (!payment || !order) return;
+    // A payment whose create call Stripe refused was dropped without the order's lock; an order
+    // deleted; an intent recorded meanwhile that is not this one (the payment was found unlocked).
+    if (!payment || !order || (payment.intentId !== null && payment.intentId !== job.intent.id)) return;
     const decided = decide(job, payment, order, statusOf.get(order.id)!, [...current.values()].filter((p) => p.orderId === order.id && p.id !== payment.id));
     outcomes[i] = { ok: true, value: decided.owed };
     if (!decided.payment) return;
@@ -131,10 +134,17 @@ export async function applyIntentRound(tx: Executor, store: string, jobs: Intent
   const at = await repo.updatePaymentsOfRound(tx, store, [...changed.values()]);
   const moved = await markOrdersPaid(tx, store, [...paidOrders]);
   if (announcements.length === 0) return outcomes;
-  // Each order rendered once, as the round leaves it, for every event the round records of it.
+  // Each order rendered once, as the round leaves it, for every event the round records of it:
+  // its payments are the round's own (read under the locks, then changed), not read again.
   const final = new Map<string, OrderRow>([...orders].filter(([id]) => announcements.some((a) => a.orderId === id)));
   for (const o of moved) if (final.has(o.id)) final.set(o.id, o);
-  const views = new Map((await renderOrders(tx, store, [...final.values()])).map((v) => [v.id, v]));
+  const paymentsOfOrder = new Map<string, repo.PaymentRow[]>();
+  for (const p of current.values()) {
+    const shown = changed.has(p.id) && at ? { ...p, updatedAt: at } : p;
+    paymentsOfOrder.set(p.orderId, [...(paymentsOfOrder.get(p.orderId) ?? []), shown]);
+  }
+  const neverFulfilled = new Set([...orders.values()].filter((o) => o.status === 'CREATED').map((o) => o.id));
+  const views = new Map((await renderOrders(tx, store, [...final.values()], { payments: paymentsOfOrder, neverFulfilled })).map((v) => [v.id, v]));
   for (const a of announcements) {
     const view = { payment: orderPaymentView({ ...a.payment, updatedAt: at ?? a.payment.updatedAt }), order: views.get(a.orderId)! };
     if (a.paid) record('order.paid', { order: view.order });

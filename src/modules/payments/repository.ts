@@ -1,6 +1,6 @@
 /** Payments SQL: providers, payments and the Stripe events already applied (this module's tables only). */
 import { and, asc, eq, inArray, isNotNull, isNull, lt, or, sql } from 'drizzle-orm';
-import { jsonb, queryRows, type Executor } from '../../db/client.js';
+import { jsonb, queryRows, valueList, type Executor } from '../../db/client.js';
 import { paymentProviders, payments, paymentWebhookEvents, refunds } from '../../db/schema.js';
 
 export type ProviderRow = typeof paymentProviders.$inferSelect;
@@ -83,28 +83,42 @@ export async function recordWebhookEvent(db: Executor, store: string, eventId: s
   return rows.length > 0;
 }
 
-/**
- * Records a round's Stripe event ids, in id order (two rounds recording overlapping ids in two
- * processes then never wait for each other crosswise). Answers the ids recorded now: the others
- * were already applied, or are being applied by another transaction (this one waited for it).
- */
-export async function recordWebhookEvents(db: Executor, store: string, eventIds: string[]): Promise<Set<string>> {
-  if (eventIds.length === 0) return new Set();
-  const rows = await queryRows<{ eventId: string }>(
-    db,
-    sql`insert into payment_webhook_events (store, event_id)
-        select ${store}, e from jsonb_array_elements_text(${jsonb([...new Set(eventIds)].sort())}) as e order by e
-        on conflict do nothing returning event_id as "eventId"`,
-  );
-  return new Set(rows.map((r) => r.eventId));
-}
+/** A payments row as raw SQL answers it (bigint and timestamp types differ between drivers). */
+type RawPayment = { [K in keyof PaymentRow]: K extends 'amount' | 'capturedAmount' | 'refundedAmount' ? number | string : K extends 'createdAt' | 'updatedAt' ? Date | string : PaymentRow[K] };
 
-/** The payments of some intents and of some payment ids (a payment whose intent was not recorded yet), in one statement. */
-export async function findPaymentsOfRound(db: Executor, store: string, intentIds: string[], ids: string[]): Promise<PaymentRow[]> {
-  if (intentIds.length === 0 && ids.length === 0) return [];
-  const byIntent = intentIds.length > 0 ? inArray(payments.intentId, intentIds) : undefined;
-  const byId = ids.length > 0 ? inArray(payments.id, ids) : undefined;
-  return db.select().from(payments).where(and(eq(payments.store, store), or(byIntent, byId)));
+const paymentOfRaw = (p: RawPayment): PaymentRow => ({
+  ...p, amount: Number(p.amount), capturedAmount: Number(p.capturedAmount), refundedAmount: Number(p.refundedAmount), createdAt: new Date(p.createdAt), updatedAt: new Date(p.updatedAt),
+});
+
+/**
+ * A round's start, in one statement: records its Stripe event ids, in id order (two rounds
+ * recording overlapping ids, in one process or two, then never wait for each other crosswise), and
+ * finds the payments of its intents and of its payment ids (a payment whose intent was not recorded
+ * yet), whichever events turn out new. `recorded` is the ids recorded now: the others were already
+ * applied, or are being applied by another transaction (this one waited for it). The payments are read as the statement began, before any wait for an event id
+ * another transaction holds: they only say which orders to lock, and are read again under the locks.
+ */
+export async function recordEventsAndFindPayments(db: Executor, store: string, eventIds: string[], intentIds: string[], ids: string[]): Promise<{ recorded: Set<string>; found: PaymentRow[] }> {
+  // Lists of parameters: each side is an index condition of its own.
+  const wanted = [
+    ...(intentIds.length > 0 ? [sql`p.intent_id in (${valueList(intentIds)})`] : []),
+    ...(ids.length > 0 ? [sql`p.id in (${valueList(ids)})`] : []),
+  ];
+  if (wanted.length === 0) wanted.push(sql`false`);
+  const rows = await queryRows<RawPayment & { recorded: string[] | null; found: boolean }>(
+    db,
+    sql`with recorded as (
+          insert into payment_webhook_events (store, event_id)
+          select ${store}, e from jsonb_array_elements_text(${jsonb([...new Set(eventIds)].sort())}) as e order by e
+          on conflict do nothing returning event_id),
+        ids as (select coalesce(array_agg(event_id), '{}') as recorded from recorded)
+        select case when row_number() over () = 1 then ids.recorded end as recorded, p.id is not null as found,
+          p.store, p.id, p.order_id as "orderId", p.provider, p.status, p.amount, p.currency, p.captured_amount as "capturedAmount",
+          p.refunded_amount as "refundedAmount", p.intent_id as "intentId", p.client_secret as "clientSecret", p.instructions,
+          p.due_action as "dueAction", p.created_at as "createdAt", p.updated_at as "updatedAt"
+        from ids left join payments p on p.store = ${store} and (${sql.join(wanted, sql` or `)})`,
+  );
+  return { recorded: new Set(rows.find((r) => r.recorded)?.recorded ?? []), found: rows.filter((r) => r.found).map(({ recorded: _r, found: _f, ...p }) => paymentOfRaw(p)) };
 }
 
 /** What a round changes of a payment (its state after the round's last decision about it). */

@@ -20,6 +20,12 @@ import { Secrets, type SecretsSettings } from './secrets.js';
 import { ProviderRefusal, StripeClients, type Intent, type StripeCalls } from './stripe-client.js';
 import { orderPaymentView } from './views.js';
 
+/**
+ * While the process is busy with other requests, a store's rounds of intents begin at least this
+ * far apart: at most ten a second, each of all the deliveries that arrived meanwhile (up to 200).
+ */
+const YIELD_ROUND_MS = 100;
+
 /** How long a store's webhook secret is kept in memory, and for how many stores at most. */
 const WEBHOOK_SECRET_TTL_MS = 1000;
 const WEBHOOK_SECRET_CACHE_SIZE = 10_000;
@@ -60,10 +66,18 @@ export class PaymentsRuntime {
   private readonly stripe: StripeClients;
   private readonly webhookSecrets = new Map<string, { secret: string | undefined; until: number }>();
   private readonly applying: Gate;
-  /** A store's intents (webhooks, syncs) that arrive while a round of its runs make its next round. */
-  private readonly intents = new RoundQueue<IntentJob, string | null>((jobs) => this.runIntentRound(jobs));
+  /**
+   * A store's intents (webhooks, syncs) that arrive while its rounds run make its next rounds. While
+   * checkout keeps the process busy (`checkoutBusy`), they give way (round-queue.ts).
+   */
+  private readonly intents = new RoundQueue<IntentJob, string | null>((jobs) => this.runIntentRound(jobs), 200, 2, () => (this.checkoutBusy() ? YIELD_ROUND_MS : 0));
 
-  constructor(private readonly db: Database, private readonly settings: PaymentsSettings, private readonly log: FastifyBaseLogger) {
+  constructor(
+    private readonly db: Database,
+    private readonly settings: PaymentsSettings,
+    private readonly log: FastifyBaseLogger,
+    private readonly checkoutBusy: () => boolean = () => false,
+  ) {
     this.secrets = new Secrets(settings);
     this.stripe = new StripeClients(settings.stripeApiUrl, settings.paymentProviderTimeoutMs);
     this.applying = new Gate(Math.max(1, Math.floor(settings.dbPoolSize / 2)));
