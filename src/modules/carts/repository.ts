@@ -1,6 +1,6 @@
 /** Cart SQL: carts and their lines. Every change to an existing cart runs in a transaction that first locks the cart row. */
 import { sql } from 'drizzle-orm';
-import { jsonb, queryRows, valueList, type Executor } from '../../db/client.js';
+import { jsonb, queryRows, storeKeysMatch, valueList, type Executor } from '../../db/client.js';
 import { asDate, toIso } from '../../lib/time.js';
 import type { CartStatus } from './state.js';
 
@@ -84,20 +84,29 @@ export async function findCart(db: Executor, store: string, id: string): Promise
  * whatever a change that held a cart's lock before committed.
  */
 export async function lockCarts(tx: Executor, store: string, ids: string[]): Promise<Map<string, LockedCart>> {
-  if (ids.length === 0) return new Map();
+  return (await lockStoresCarts(tx, [{ store, ids }])).get(store) ?? new Map();
+}
+
+/**
+ * The same for the carts of several stores, by store: locked in (store, id) order, the one order
+ * of every round, whatever its stores; then their lines, in a statement of its own.
+ */
+export async function lockStoresCarts(tx: Executor, stores: Array<{ store: string; ids: string[] }>): Promise<Map<string, Map<string, LockedCart>>> {
+  const keys = stores.flatMap(({ store, ids }) => ids.map((key) => ({ store, key })));
+  if (keys.length === 0) return new Map();
   const rows = await queryRows<CartRow & { now: Date; holdRows: boolean; holdStartedAt: Date | null; lastHeldUntil: Date | null }>(
     tx,
     sql`select ${cartColumns}, now()::timestamptz(3) as now, c.held_until is not null as "holdRows",
           c.hold_started_at as "holdStartedAt", c.held_until as "lastHeldUntil" from carts c
-        where c.store = ${store} and c.id in (${valueList(ids)}) and c.deleted_at is null order by c.id for update`,
+        where ${storeKeysMatch('c', 'id', keys)} and c.deleted_at is null order by c.store, c.id for update`,
   );
-  const lines = await linesOfCarts(tx, store, rows.map((r) => r.id));
-  return new Map(
-    rows.map(({ now, holdRows, holdStartedAt, lastHeldUntil, ...cart }) => [
-      cart.id,
-      { cart, lines: lines.get(cart.id) ?? [], now: asDate(now), holdRows, lastHold: { startedAt: holdStartedAt && asDate(holdStartedAt), until: lastHeldUntil && asDate(lastHeldUntil) } },
-    ]),
-  );
+  const lines = await linesOfStoresCarts(tx, rows.map((r) => ({ store: r.store, key: r.id })));
+  const byStore = new Map<string, Map<string, LockedCart>>();
+  for (const { now, holdRows, holdStartedAt, lastHeldUntil, ...cart } of rows) {
+    const locked = { cart, lines: lines.get(`${cart.store}\n${cart.id}`) ?? [], now: asDate(now), holdRows, lastHold: { startedAt: holdStartedAt && asDate(holdStartedAt), until: lastHeldUntil && asDate(lastHeldUntil) } };
+    byStore.set(cart.store, (byStore.get(cart.store) ?? new Map<string, LockedCart>()).set(cart.id, locked));
+  }
+  return byStore;
 }
 
 /** The lines of several carts, by cart id, in the order they were added. */
@@ -110,6 +119,22 @@ export async function linesOfCarts(db: Executor, store: string, cartIds: string[
   );
   const byCart = new Map<string, StoredLine[]>();
   for (const { cartId, ...line } of rows) byCart.set(cartId, [...(byCart.get(cartId) ?? []), line]);
+  return byCart;
+}
+
+/** The same for carts of several stores, by `store\ncartId`. */
+async function linesOfStoresCarts(db: Executor, carts: Array<{ store: string; key: string }>): Promise<Map<string, StoredLine[]>> {
+  if (carts.length === 0) return new Map();
+  const rows = await queryRows<StoredLine & { store: string; cartId: string }>(
+    db,
+    sql`select l.store, l.cart_id as "cartId", l.product_id as "productId", l.quantity from cart_lines l
+        where ${storeKeysMatch('l', 'cart_id', carts)} order by l.store, l.cart_id, l.position`,
+  );
+  const byCart = new Map<string, StoredLine[]>();
+  for (const { store, cartId, ...line } of rows) {
+    const key = `${store}\n${cartId}`;
+    byCart.set(key, [...(byCart.get(key) ?? []), line]);
+  }
   return byCart;
 }
 
@@ -142,13 +167,18 @@ export async function removeLine(tx: Executor, store: string, cartId: string, pr
  * answers how many it changed (guarded by the state it expects).
  */
 export async function completeCarts(tx: Executor, store: string, carts: Array<{ id: string; customerId: string; addressId: string }>): Promise<number> {
+  return completeStoresCarts(tx, carts.map((c) => ({ ...c, store })));
+}
+
+/** The same for carts of several stores, in one statement. */
+export async function completeStoresCarts(tx: Executor, carts: Array<{ store: string; id: string; customerId: string; addressId: string }>): Promise<number> {
   if (carts.length === 0) return 0;
   const rows = await queryRows<{ n: number }>(
     tx,
-    sql`with done as (select * from jsonb_to_recordset(${jsonb(carts)}) as x(id uuid, "customerId" uuid, "addressId" uuid)),
+    sql`with done as (select * from jsonb_to_recordset(${jsonb(carts)}) as x(store text, id uuid, "customerId" uuid, "addressId" uuid)),
         completed as (
           update carts c set status = 'COMPLETED', customer_id = x."customerId", address_id = x."addressId", updated_at = now(), ${endedHold} from done x
-          where c.store = ${store} and c.id = any(array(select id from done)) and c.id = x.id
+          where c.store = any(array(select store from done)) and c.id = any(array(select id from done)) and c.store = x.store and c.id = x.id
             and c.status = 'PENDING' and c.deleted_at is null returning c.id)
         select count(*)::int as n from completed`,
   );

@@ -5,7 +5,7 @@
  * never shorter, so what is held plus what is ordered never exceeds the stock.
  */
 import { sql, type SQL } from 'drizzle-orm';
-import { jsonb, queryRows, valueList, type Executor } from '../../db/client.js';
+import { jsonb, queryRows, storeKeysMatch, valueList, type Executor } from '../../db/client.js';
 import { asDate, toIso } from '../../lib/time.js';
 
 /** Units of a product one cart holds; `cartId` null: the sum of what other carts hold of it. */
@@ -32,6 +32,26 @@ export async function holdsOf(db: Executor, store: string, productIds: string[],
         union all
         select null, product_id, sum(quantity)::int ${held} and cart_id not in (${carts}) group by product_id`,
   );
+}
+
+/** The same for several stores (a round of several), in one statement: by store. */
+export async function holdsOfStores(db: Executor, stores: Array<{ store: string; productIds: string[]; cartIds: string[] }>): Promise<Map<string, Held[]>> {
+  const products = stores.flatMap(({ store, productIds }) => productIds.map((key) => ({ store, key })));
+  if (products.length === 0) return new Map();
+  const held = sql`from cart_holds h where ${storeKeysMatch('h', 'product_id', products)} and h.until > now()`;
+  const carts = stores.flatMap(({ store, cartIds }) => cartIds.map((id) => sql`(${store}, ${id})`));
+  const cartList = sql.join(carts, sql`, `);
+  const rows = await queryRows<Held & { store: string }>(
+    db,
+    carts.length === 0
+      ? sql`select h.store, null as "cartId", h.product_id as "productId", sum(h.quantity)::int as quantity ${held} group by h.store, h.product_id`
+      : sql`select h.store, h.cart_id::text as "cartId", h.product_id as "productId", h.quantity ${held} and (h.store, h.cart_id::text) in (${cartList})
+            union all
+            select h.store, null, h.product_id, sum(h.quantity)::int ${held} and (h.store, h.cart_id::text) not in (${cartList}) group by h.store, h.product_id`,
+  );
+  const byStore = new Map<string, Held[]>();
+  for (const { store, ...h } of rows) byStore.set(store, [...(byStore.get(store) ?? []), h]);
+  return byStore;
 }
 
 /** Units held of each of some products (absent: none). */
@@ -99,11 +119,18 @@ export async function replaceHolds(tx: Executor, store: string, lines: Held[], u
 
 /** Ends the holds of some carts, noting the products of those that had not run out. */
 export async function endHolds(tx: Executor, store: string, cartIds: string[]): Promise<void> {
-  if (cartIds.length === 0) return;
+  await endStoresHolds(tx, cartIds.map((cartId) => ({ store, cartId })));
+}
+
+/** The same for carts of several stores, in one statement (the marks in (store, product) order). */
+export async function endStoresHolds(tx: Executor, carts: Array<{ store: string; cartId: string }>): Promise<void> {
+  if (carts.length === 0) return;
   await tx.execute(
-    sql`with gone as (delete from cart_holds where store = ${store} and cart_id in (${valueList(cartIds)}) returning product_id, until),
-        changed as (select product_id from gone where until > now())
-        ${noteChanged(store)}`,
+    sql`with gone as (delete from cart_holds h where ${storeKeysMatch('h', 'cart_id', carts.map((c) => ({ store: c.store, key: c.cartId })))} returning h.store, h.product_id, h.until),
+        changed as (select store, product_id from gone where until > now())
+        insert into catalog_hold_marks (store, product_id)
+        select store, product_id from (select distinct store, product_id from changed) c order by store, product_id
+        on conflict (store, product_id) do update set xid = excluded.xid`,
   );
 }
 

@@ -1,6 +1,6 @@
 /** Order SQL: orders and their lines (the products as ordered). Stock is the catalog's, carts the carts module's. */
 import { sql } from 'drizzle-orm';
-import { jsonb, queryRows, valueList, type Executor } from '../../db/client.js';
+import { jsonb, queryRows, storeKeysMatch, valueList, type Executor } from '../../db/client.js';
 import type { DiscountSnapshot, ProductSnapshot, ShippingSnapshot, TaxLineSnapshot } from '../../db/schema.js';
 import { toIso } from '../../lib/time.js';
 import type { OrderStatus } from './schemas.js';
@@ -50,25 +50,29 @@ const orderColumns = sql.raw(
 );
 
 /** The orders of a round, with their lines (the products as ordered), in one statement. */
-export async function insertOrders(
-  tx: Executor,
-  store: string,
-  orders: NewOrder[],
-  lines: Array<{ orderId: string; quantity: number; unitPrice: number; linePrice: number; product: ProductSnapshot }>,
-): Promise<void> {
+export async function insertOrders(tx: Executor, store: string, orders: NewOrder[], lines: NewOrderLine[]): Promise<void> {
+  await insertStoresOrders(tx, orders.map((o) => ({ ...o, store })), lines.map((l) => ({ ...l, store })));
+}
+
+/** A line as a round writes it: the product as ordered. */
+export type NewOrderLine = { orderId: string; quantity: number; unitPrice: number; linePrice: number; product: ProductSnapshot };
+
+/** The orders of a round of several stores, with their lines, in one statement. */
+export async function insertStoresOrders(tx: Executor, orders: Array<NewOrder & { store: string }>, lines: Array<NewOrderLine & { store: string }>): Promise<void> {
+  if (orders.length === 0) return;
   await tx.execute(
     sql`with new_orders as (
           insert into orders (store, id, customer_id, address_id, cart_id, price, original_price, discount_id, discount, discount_total,
                               number, email, client_address, currency, prices_include_tax, shipping, shipping_total, tax_lines, tax_total, created_at)
-          select ${store}, o.id, o."customerId", o."addressId", o."cartId", o.price, o."originalPrice", o."discountId", o.discount, o."discountTotal",
+          select o.store, o.id, o."customerId", o."addressId", o."cartId", o.price, o."originalPrice", o."discountId", o.discount, o."discountTotal",
                  o.number, o.email, o."clientAddress", o.currency, o."pricesIncludeTax", o.shipping, o."shippingTotal", o."taxLines", o."taxTotal", o."createdAt"
           from jsonb_to_recordset(${jsonb(orders.map((o) => ({ ...o, createdAt: toIso(o.createdAt) })))})
-            as o(id uuid, "customerId" uuid, "addressId" uuid, "cartId" uuid, price bigint, "originalPrice" bigint,
+            as o(store text, id uuid, "customerId" uuid, "addressId" uuid, "cartId" uuid, price bigint, "originalPrice" bigint,
                  "discountId" uuid, discount jsonb, "discountTotal" bigint, number int, email text, "clientAddress" text, currency text, "pricesIncludeTax" boolean,
                  shipping jsonb, "shippingTotal" bigint, "taxLines" jsonb, "taxTotal" bigint, "createdAt" timestamptz))
         insert into order_lines (store, order_id, product_id, quantity, unit_price, line_price, product)
-        select ${store}, l."orderId", (l.product->>'id')::uuid, l.quantity, l."unitPrice", l."linePrice", l.product
-        from jsonb_to_recordset(${jsonb(lines)}) as l("orderId" uuid, quantity int, "unitPrice" int, "linePrice" bigint, product jsonb)`,
+        select l.store, l."orderId", (l.product->>'id')::uuid, l.quantity, l."unitPrice", l."linePrice", l.product
+        from jsonb_to_recordset(${jsonb(lines)}) as l(store text, "orderId" uuid, quantity int, "unitPrice" int, "linePrice" bigint, product jsonb)`,
   );
 }
 
@@ -78,13 +82,21 @@ export async function insertOrders(
  * cancellation frees the place by itself; read under the clients' advisory locks.
  */
 export async function unpaidByClients(db: Executor, store: string, clients: string[]): Promise<Map<string, number>> {
-  if (clients.length === 0) return new Map();
-  const rows = await queryRows<{ client: string; n: number }>(
+  return (await unpaidByStoresClients(db, [{ store, clients }])).get(store) ?? new Map();
+}
+
+/** The same for the clients of several stores, in one statement: by store, then by client. */
+export async function unpaidByStoresClients(db: Executor, stores: Array<{ store: string; clients: string[] }>): Promise<Map<string, Map<string, number>>> {
+  const keys = stores.flatMap(({ store, clients }) => clients.map((key) => ({ store, key })));
+  if (keys.length === 0) return new Map();
+  const rows = await queryRows<{ store: string; client: string; n: number }>(
     db,
-    sql`select client_address as client, count(*)::int as n from orders
-        where store = ${store} and client_address in (${valueList(clients)}) and status = 'CREATED' and deleted_at is null group by client_address`,
+    sql`select o.store, o.client_address as client, count(*)::int as n from orders o
+        where ${storeKeysMatch('o', 'client_address', keys)} and o.status = 'CREATED' and o.deleted_at is null group by o.store, o.client_address`,
   );
-  return new Map(rows.map((r) => [r.client, r.n]));
+  const byStore = new Map<string, Map<string, number>>();
+  for (const r of rows) byStore.set(r.store, (byStore.get(r.store) ?? new Map<string, number>()).set(r.client, r.n));
+  return byStore;
 }
 
 export interface OrderFilter {

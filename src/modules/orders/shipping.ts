@@ -6,9 +6,9 @@
 import type { Executor } from '../../db/client.js';
 import { AppError } from '../../lib/app-error.js';
 import { shippingApplies, type ShippingRule, type TaxRateRule } from '../pricing/index.js';
-import { shippingRules } from '../shipping/index.js';
-import { pricingSettings, type PricingSettings } from '../stores/index.js';
-import { ratesForCountries } from '../taxes/index.js';
+import { storesShippingRules } from '../shipping/index.js';
+import { storesPricingSettings, type PricingSettings } from '../stores/index.js';
+import { storesRatesForCountries } from '../taxes/index.js';
 
 export interface RoundCheckout {
   settings: PricingSettings;
@@ -20,10 +20,19 @@ export interface RoundCheckout {
 
 /** Reads what a round's orders are priced with, for orders to these countries. */
 export async function roundCheckout(tx: Executor, store: string, countries: Iterable<string>): Promise<RoundCheckout> {
-  const settings = await pricingSettings(tx, store);
-  const options = await shippingRules(tx, store);
-  const rates = await ratesForCountries(tx, store, countries);
-  return { settings, options, shippingRequired: [...options.values()].some((o) => o.active), rates };
+  return (await storesRoundCheckout(tx, [{ store, countries }])).get(store)!;
+}
+
+/** The same for a round of several stores, one statement per table for them all: by store. */
+export async function storesRoundCheckout(tx: Executor, stores: Array<{ store: string; countries: Iterable<string> }>): Promise<Map<string, RoundCheckout>> {
+  const slugs = stores.map((s) => s.store);
+  const settings = await storesPricingSettings(tx, slugs);
+  const options = await storesShippingRules(tx, slugs);
+  const rates = await storesRatesForCountries(tx, stores);
+  return new Map(slugs.map((store) => {
+    const mine = options.get(store)!;
+    return [store, { settings: settings.get(store)!, options: mine, shippingRequired: [...mine.values()].some((o) => o.active), rates: rates.get(store)! }];
+  }));
 }
 
 /**

@@ -1,3 +1,3 @@
 /** The shipping module's public interface: the options a checkout chooses from, the schemas carts and orders show, and the admin writes the CLI uses. */
-export { createShippingOption, listShippingOptions, shippingRule, shippingRules } from './service.js';
+export { createShippingOption, listShippingOptions, shippingRule, shippingRules, storesShippingRules } from './service.js';
 export { CartShippingOptions, checkoutFields, SetCartShippingBody, ShippingCountryQuery, type CreateShippingOptionBody } from './schemas.js';

@@ -1,6 +1,6 @@
 /** Shipping option SQL. */
 import { sql } from 'drizzle-orm';
-import { jsonb, queryRows, type Executor } from '../../db/client.js';
+import { jsonb, queryRows, valueList, type Executor } from '../../db/client.js';
 
 export interface ShippingOptionRow {
   id: string;
@@ -66,4 +66,16 @@ export async function countShippingOptions(db: Executor, store: string): Promise
 /** Every non-deleted option of the store, active or not (a store has a few). */
 export async function allShippingOptions(db: Executor, store: string): Promise<ShippingOptionRow[]> {
   return rows(db, sql`select ${columns} from shipping_options where store = ${store} and deleted_at is null order by created_at, id`);
+}
+
+/** The same for several stores (a round of several), in one statement: by store. */
+export async function allStoresShippingOptions(db: Executor, stores: string[]): Promise<Map<string, ShippingOptionRow[]>> {
+  const byStore = new Map<string, ShippingOptionRow[]>();
+  if (stores.length === 0) return byStore;
+  const found = await queryRows<ShippingOptionRow & { store: string }>(
+    db,
+    sql`select store, ${columns} from shipping_options where store in (${valueList(stores)}) and deleted_at is null order by store, created_at, id`,
+  );
+  for (const { store, ...row } of found) byStore.set(store, [...(byStore.get(store) ?? []), normalize(row)]);
+  return byStore;
 }

@@ -5,10 +5,11 @@
  * products, in one process or several, never queue on a per-store row. A rolled-back round leaves a
  * gap (numbers may skip; they never repeat).
  */
-import { sql } from 'drizzle-orm';
-import { queryRows, type Executor } from '../../db/client.js';
+import { sql, type SQL } from 'drizzle-orm';
+import { jsonb, queryRows, type Executor } from '../../db/client.js';
 
-const numberSequence = (store: string) => sql`quote_ident('order_number_' || ${store})::regclass`;
+// The store's slug, or a column naming it.
+const numberSequence = (store: string | SQL) => sql`quote_ident('order_number_' || ${store})::regclass`;
 
 /** Makes a new store's order number sequence; in the transaction that creates the store (its slug is checked). */
 export async function createOrderNumbers(db: Executor, store: string): Promise<void> {
@@ -17,7 +18,20 @@ export async function createOrderNumbers(db: Executor, store: string): Promise<v
 
 /** `count` new order numbers of the store, increasing. */
 export async function takeOrderNumbers(db: Executor, store: string, count: number): Promise<number[]> {
-  if (count === 0) return [];
-  const rows = await queryRows<{ n: number }>(db, sql`select nextval(${numberSequence(store)})::int as n from generate_series(1, ${count}::int)`);
-  return rows.map((r) => Number(r.n)).sort((a, b) => a - b);
+  return (await takeStoresOrderNumbers(db, [{ store, count }])).get(store) ?? [];
+}
+
+/** New order numbers of several stores (`count` each, increasing), with one statement: by store. */
+export async function takeStoresOrderNumbers(db: Executor, wanted: Array<{ store: string; count: number }>): Promise<Map<string, number[]>> {
+  const taken = wanted.filter((w) => w.count > 0);
+  if (taken.length === 0) return new Map();
+  const rows = await queryRows<{ store: string; n: number }>(
+    db,
+    sql`select w.store, nextval(${numberSequence(sql.raw('w.store'))})::int as n
+        from jsonb_to_recordset(${jsonb(taken)}) as w(store text, count int), generate_series(1, w.count)`,
+  );
+  const numbers = new Map<string, number[]>();
+  for (const r of rows) numbers.set(r.store, [...(numbers.get(r.store) ?? []), Number(r.n)]);
+  for (const list of numbers.values()) list.sort((a, b) => a - b);
+  return numbers;
 }

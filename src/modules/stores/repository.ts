@@ -1,5 +1,5 @@
 import { and, eq, gt, isNull, ne, or, sql } from 'drizzle-orm';
-import { queryRows, type Database, type Executor } from '../../db/client.js';
+import { queryRows, valueList, type Database, type Executor } from '../../db/client.js';
 import { stores, tokens } from '../../db/schema.js';
 import type { TokenKind } from './tokens.js';
 import { FreshBatcher } from '../../lib/fresh-batcher.js';
@@ -134,6 +134,12 @@ const settingsColumns = sql.raw(`slug, name, currency, prices_include_tax as "pr
 export async function findStoreSettings(db: Executor, store: string): Promise<StoreSettingsRow | undefined> {
   const [row] = await queryRows<StoreSettingsRow>(db, sql`select ${settingsColumns} from stores where slug = ${store}`);
   return row;
+}
+
+/** The settings of several stores, in one statement. */
+export async function findStoresSettings(db: Executor, slugs: string[]): Promise<StoreSettingsRow[]> {
+  if (slugs.length === 0) return [];
+  return queryRows<StoreSettingsRow>(db, sql`select ${settingsColumns} from stores where slug in (${valueList(slugs)})`);
 }
 
 /** Changes the given settings (undefined: unchanged); answers the store as it is after. */

@@ -85,3 +85,9 @@ export async function pricingSettings(db: Executor, store: string): Promise<Pric
   const row = await repo.findStoreSettings(db, store);
   return { currency: row?.currency ?? 'USD', pricesIncludeTax: row?.pricesIncludeTax ?? false };
 }
+
+/** The same for several stores (a round of several), in one statement: by store, every store given answered. */
+export async function storesPricingSettings(db: Executor, stores: string[]): Promise<Map<string, PricingSettings>> {
+  const rows = new Map((await repo.findStoresSettings(db, stores)).map((r) => [r.slug, r]));
+  return new Map(stores.map((store) => [store, { currency: rows.get(store)?.currency ?? 'USD', pricesIncludeTax: rows.get(store)?.pricesIncludeTax ?? false }]));
+}

@@ -1,6 +1,6 @@
 /** Tax rate SQL. */
 import { sql } from 'drizzle-orm';
-import { queryRows, valueList, type Executor } from '../../db/client.js';
+import { queryRows, storeKeysMatch, valueList, type Executor } from '../../db/client.js';
 
 export interface TaxRateRow {
   id: string;
@@ -61,4 +61,17 @@ export async function countTaxRates(db: Executor, store: string): Promise<number
 export async function ratesOfCountries(db: Executor, store: string, countries: string[]): Promise<TaxRateRow[]> {
   if (countries.length === 0) return [];
   return queryRows<TaxRateRow>(db, sql`select ${columns} from tax_rates where store = ${store} and country in (${valueList(countries)}) order by id`);
+}
+
+/** The same for several stores (a round of several), in one statement: by store. */
+export async function storesRatesOfCountries(db: Executor, stores: Array<{ store: string; countries: string[] }>): Promise<Map<string, TaxRateRow[]>> {
+  const keys = stores.flatMap(({ store, countries }) => countries.map((key) => ({ store, key })));
+  const byStore = new Map<string, TaxRateRow[]>();
+  if (keys.length === 0) return byStore;
+  const found = await queryRows<TaxRateRow & { store: string }>(
+    db,
+    sql`select t.store, ${columns} from tax_rates t where ${storeKeysMatch('t', 'country', keys)} order by t.store, t.id`,
+  );
+  for (const { store, ...row } of found) byStore.set(store, [...(byStore.get(store) ?? []), row]);
+  return byStore;
 }

@@ -61,3 +61,10 @@ export async function ratesForCountries(db: Executor, store: string, countries: 
   const codes = [...new Set([...countries].filter(isCountryCode).map((c) => c.toUpperCase()))];
   return repo.ratesOfCountries(db, store, codes);
 }
+
+/** The same for several stores (a round of several), in one statement: by store, every store given answered. */
+export async function storesRatesForCountries(db: Executor, stores: Array<{ store: string; countries: Iterable<string> }>): Promise<Map<string, TaxRateRule[]>> {
+  const wanted = stores.map(({ store, countries }) => ({ store, countries: [...new Set([...countries].filter(isCountryCode).map((c) => c.toUpperCase()))] }));
+  const found = await repo.storesRatesOfCountries(db, wanted);
+  return new Map(stores.map(({ store }) => [store, found.get(store) ?? []]));
+}
