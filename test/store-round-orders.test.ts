@@ -184,3 +184,32 @@ test('one round of several stores, on either database: each store decided agains
   const [status] = await queryRows<{ status: string }>(t.database.db, sql`select status from carts where store = ${stores[2]!.slug} and id = ${cart.id}`);
   assert.equal(status!.status, 'COMPLETED');
 });
+
+test('codes of several stores in one round: the same code text is each store its own, its limits counted per store', async () => {
+  const stores = (await Promise.all([0, 1].map(() => createStore(t, uniqueSlug('codes'))))).sort((a, b) => (a.slug < b.slug ? -1 : 1));
+  const code = `SAME${randomUUID().slice(0, 6)}`;
+  const shops = await Promise.all(stores.map(async (store) => ({ store, product: await createProduct(t, store, { quantity: 10 }), one: await createAddress(t, store), two: await createAddress(t, store) })));
+  const limited = (await admin(stores[0]!, 'discounts', { code, type: 'percentage', value: 10, usageLimit: 1 })).discount;
+  const once = (await admin(stores[1]!, 'discounts', { code, type: 'percentage', value: 20, oncePerCustomer: true })).discount;
+  const job = (n: number, who: 'one' | 'two') => ({
+    job: orderRequestOf(shops[n]![who].customer, { address: shops[n]![who].address.id, products: [{ id: shops[n]!.product.id, quantity: 1 }], discountCode: code } as Parameters<typeof orderRequestOf>[1], { guest: false, client: null }),
+    record: () => {},
+  });
+  const place = (round: Array<{ store: string; jobs: Array<ReturnType<typeof job>> }>) =>
+    t.database.db.transaction((tx) => placeStoresOrders(tx, round as Parameters<typeof placeStoresOrders>[1], { unpaidPerClient: 0 }));
+  const answer = (o: Awaited<ReturnType<typeof place>>[number][number]) => (o.ok ? o.value.order.discountTotal > 0 : (o.error as { code: string }).code);
+  const first = await place([
+    { store: stores[0]!.slug, jobs: [job(0, 'one'), job(0, 'two')] },
+    { store: stores[1]!.slug, jobs: [job(1, 'one'), job(1, 'one'), job(1, 'two')] },
+  ]);
+  assert.deepEqual(first.map((mine) => mine.map(answer)), [[true, 'DISCOUNT_NOT_APPLICABLE'], [true, 'DISCOUNT_NOT_APPLICABLE', true]]);
+  const count = async (n: number, id: string) => (await t.request('GET', `/api/v1/admin/discounts/${id}`, { token: stores[n]!.admin })).json.discount.usageCount;
+  assert.deepEqual([await count(0, limited.id), await count(1, once.id)], [1, 2]);
+  // A later round reads what the stores' orders used: the limit reached in one, the customer's use in the other.
+  const second = await place([
+    { store: stores[0]!.slug, jobs: [job(0, 'two')] },
+    { store: stores[1]!.slug, jobs: [job(1, 'one')] },
+  ]);
+  assert.deepEqual(second.map((mine) => mine.map(answer)), [['DISCOUNT_NOT_APPLICABLE'], ['DISCOUNT_NOT_APPLICABLE']]);
+  assert.deepEqual(await Promise.all(shops.map((s) => stockOf(t, s.store, s.product.id))), [9, 8]);
+});

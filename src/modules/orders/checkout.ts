@@ -18,7 +18,7 @@ import type { RoundJob, StoreJobs } from '../../plugins/commands.js';
 import { findStoresAddresses, type AddressRow } from '../addresses/index.js';
 import { assertCartPending, completeStoresCarts, lockStoresCartsForOrders, type OrderableCart } from '../carts/index.js';
 import { lockStoresSellableProducts, productFieldsView, recordStockCrossing, takeStoresStock, type SellableProduct } from '../catalog/index.js';
-import { discountsForRound, countUses, type RoundDiscounts } from '../discounts/index.js';
+import { countStoresUses, discountsForStoresRound, type RoundDiscounts } from '../discounts/index.js';
 import { holdsOfStores } from '../holds/index.js';
 import { assertWithinLimits, checkoutTotals, discountEligible, isCountryCode, DiscountLedger, linePrice, orderRefusalError, StockLedger, sumLines, totals } from '../pricing/index.js';
 import { takeStoresOrderNumbers } from '../stores/index.js';
@@ -132,13 +132,11 @@ export async function placeStoresOrders(tx: Executor, stores: Array<StoreJobs<Or
   const productsOf = (store: string) => products.get(store) ?? new Map<string, SellableProduct>();
   // Units under other carts' unexpired holds are not for these orders; a held cart's own are (holds module).
   const held = await holdsOfStores(tx, rounds.map((r) => ({ store: r.store, productIds: [...productsOf(r.store).keys()], cartIds: [...cartsOf(r.store).keys()] })));
-  // Codes after the products (their locks come last): read, and locked when limited or once per
-  // customer, store by store in the round's order (a store without codes reads nothing).
-  const discounts = new Map<string, RoundDiscounts>();
-  for (const r of rounds) {
+  // Codes after the products (their locks come last): read, and locked when limited or once per customer.
+  const discounts = await discountsForStoresRound(tx, rounds.map((r) => {
     const storeCarts = cartsOf(r.store);
-    discounts.set(r.store, await discountsForRound(tx, r.store, discountWanted(r.requests, (q) => storeCarts.get(q.cartId!)?.discountId ?? null, linesFrom(storeCarts))));
-  }
+    return { store: r.store, wanted: discountWanted(r.requests, (q) => storeCarts.get(q.cartId!)?.discountId ?? null, linesFrom(storeCarts)) };
+  }));
   const checkouts = await storesRoundCheckout(tx, rounds.map((r) => ({ store: r.store, countries: [...addressesOf(r.store).values()].map((a) => a.country) })));
   const decided = rounds.map((r) =>
     decideOrders({
@@ -161,8 +159,8 @@ export async function placeStoresOrders(tx: Executor, stores: Array<StoreJobs<Or
   if ((await takeStoresStock(tx, takes)) !== takes.length) throw new AppError('SERVICE_UNAVAILABLE', 'the stock changed under a lock; retry');
   await repo.insertStoresOrders(tx, orders, placed.flatMap((p) => p.accepted.flatMap((a) => a.snapshots.map((l) => ({ ...l, store: p.reads.store })))));
   await completeStoresCarts(tx, orders.flatMap((o) => (o.cartId ? [{ store: o.store, id: o.cartId, customerId: o.customerId, addressId: o.addressId, held: cartsOf(o.store).get(o.cartId)!.held }] : [])));
-  // Last, so an unlimited code's row is locked only from here to the commit (a store without uses writes nothing).
-  for (const d of decided) await countUses(tx, d.reads.store, d.usage.used());
+  // Last, so an unlimited code's row is locked only from here to the commit.
+  await countStoresUses(tx, decided.flatMap((d) => d.usage.used().map((u) => ({ ...u, store: d.reads.store }))));
   for (const [s, { views, reads }] of placed.entries()) {
     for (const { view, job } of views) {
       const { record } = stores[s]!.jobs[job]!;
