@@ -21,7 +21,6 @@ import { lockStoresSellableProducts, productFieldsView, recordStockCrossing, tak
 import { countStoresUses, discountsForStoresRound, type RoundDiscounts } from '../discounts/index.js';
 import { holdsOfStores } from '../holds/index.js';
 import { assertWithinLimits, checkoutTotals, discountEligible, isCountryCode, DiscountLedger, linePrice, orderRefusalError, StockLedger, sumLines, totals } from '../pricing/index.js';
-import { takeStoresOrderNumbers } from '../stores/index.js';
 import { decideOrderDiscount, discountWanted } from './discount.js';
 import { decideOrderShipping, storesRoundCheckout, type RoundCheckout } from './shipping.js';
 import * as repo from './repository.js';
@@ -144,20 +143,21 @@ export async function placeStoresOrders(tx: Executor, stores: Array<StoreJobs<Or
       stock: new StockLedger(productsOf(r.store), held.get(r.store) ?? []), discounts: discounts.get(r.store)!, checkout: checkouts.get(r.store)!,
     }, policy),
   );
-  // Numbers for the accepted orders, in arrival order, with one statement and no row lock.
-  const numbers = await takeStoresOrderNumbers(tx, decided.map((d) => ({ store: d.reads.store, count: d.accepted.length })));
-  const placed = decided.map(({ reads, accepted, outcomes }) => {
-    const { store } = reads;
-    const orders = accepted.map((a, i) => ({ ...a.row, store, number: numbers.get(store)![i]! }));
-    const views = accepted.map((a, i) => ({ view: orderView({ ...orders[i]!, status: 'CREATED', updatedAt: null, deletedAt: null }, a.snapshots, a.address, [], [], []), job: a.job }));
-    return { reads, orders, accepted, views, outcomes: outcomes.map((o): Outcome<Placed> => (o.ok ? { ok: true, value: { order: views[o.value]!.view } } : o)) };
-  });
-  const orders = placed.flatMap((p) => p.orders);
-  if (orders.length === 0) return placed.map((p) => p.outcomes);
+  const orders = decided.flatMap((d) => d.accepted.map((a) => ({ ...a.row, store: d.reads.store })));
+  // None accepted: every outcome is a refusal.
+  if (orders.length === 0) return decided.map((d) => d.outcomes as Array<Outcome<Placed>>);
   const takes = decided.flatMap((d) => d.reads.stock.taken().map((t) => ({ ...t, store: d.reads.store })));
   // Cannot happen while the rows are locked; the guards are what make overselling impossible regardless.
   if ((await takeStoresStock(tx, takes)) !== takes.length) throw new AppError('SERVICE_UNAVAILABLE', 'the stock changed under a lock; retry');
-  await repo.insertStoresOrders(tx, orders, placed.flatMap((p) => p.accepted.flatMap((a) => a.snapshots.map((l) => ({ ...l, store: p.reads.store })))));
+  // Numbered as they are written, each store's in arrival order, with no row lock.
+  const numbers = await repo.insertStoresOrders(tx, orders, decided.flatMap((d) => d.accepted.flatMap((a) => a.snapshots.map((l) => ({ ...l, store: d.reads.store })))));
+  const placed = decided.map(({ reads, accepted, outcomes }) => {
+    const views = accepted.map((a) => ({
+      view: orderView({ ...a.row, store: reads.store, number: numbers.get(a.row.id)!, status: 'CREATED', updatedAt: null, deletedAt: null }, a.snapshots, a.address, [], [], []),
+      job: a.job,
+    }));
+    return { reads, views, outcomes: outcomes.map((o): Outcome<Placed> => (o.ok ? { ok: true, value: { order: views[o.value]!.view } } : o)) };
+  });
   await completeStoresCarts(tx, orders.flatMap((o) => (o.cartId ? [{ store: o.store, id: o.cartId, customerId: o.customerId, addressId: o.addressId, held: cartsOf(o.store).get(o.cartId)!.held }] : [])));
   // Last, so an unlimited code's row is locked only from here to the commit.
   await countStoresUses(tx, decided.flatMap((d) => d.usage.used().map((u) => ({ ...u, store: d.reads.store }))));

@@ -3,6 +3,7 @@ import { sql } from 'drizzle-orm';
 import { jsonb, queryRows, storeKeysMatch, valueList, type Executor } from '../../db/client.js';
 import type { DiscountSnapshot, ProductSnapshot, ShippingSnapshot, TaxLineSnapshot } from '../../db/schema.js';
 import { toIso } from '../../lib/time.js';
+import { nextOrderNumber } from '../stores/index.js';
 import type { OrderStatus } from './schemas.js';
 
 export interface OrderRow {
@@ -49,31 +50,49 @@ const orderColumns = sql.raw(
     `created_at as "createdAt", updated_at as "updatedAt", deleted_at as "deletedAt"`,
 );
 
-/** The orders of a round, with their lines (the products as ordered), in one statement. */
-export async function insertOrders(tx: Executor, store: string, orders: NewOrder[], lines: NewOrderLine[]): Promise<void> {
-  await insertStoresOrders(tx, orders.map((o) => ({ ...o, store })), lines.map((l) => ({ ...l, store })));
-}
-
 /** A line as a round writes it: the product as ordered. */
 export type NewOrderLine = { orderId: string; quantity: number; unitPrice: number; linePrice: number; product: ProductSnapshot };
 
-/** The orders of a round of several stores, with their lines, in one statement. */
-export async function insertStoresOrders(tx: Executor, orders: Array<NewOrder & { store: string }>, lines: Array<NewOrderLine & { store: string }>): Promise<void> {
-  if (orders.length === 0) return;
-  await tx.execute(
-    sql`with new_orders as (
+/**
+ * The orders of a round of one store or several, with their lines (the products as ordered), in one
+ * statement that also numbers them: each store's new numbers (stores module), increasing in the
+ * orders' arrival order. Answers each order's number by id.
+ */
+export async function insertStoresOrders(
+  tx: Executor,
+  orders: Array<Omit<NewOrder, 'number'> & { store: string }>,
+  lines: Array<NewOrderLine & { store: string }>,
+): Promise<Map<string, number>> {
+  if (orders.length === 0) return new Map();
+  const arrival = new Map<string, number>();
+  const ranked = orders.map((o) => {
+    const rank = (arrival.get(o.store) ?? 0) + 1;
+    arrival.set(o.store, rank);
+    return { ...o, rank, createdAt: toIso(o.createdAt) };
+  });
+  const rows = await queryRows<{ id: string; number: number }>(
+    tx,
+    sql`with o as (
+          select * from jsonb_to_recordset(${jsonb(ranked)})
+            as o(store text, rank int, id uuid, "customerId" uuid, "addressId" uuid, "cartId" uuid, price bigint, "originalPrice" bigint,
+                 "discountId" uuid, discount jsonb, "discountTotal" bigint, email text, "clientAddress" text, currency text, "pricesIncludeTax" boolean,
+                 shipping jsonb, "shippingTotal" bigint, "taxLines" jsonb, "taxTotal" bigint, "createdAt" timestamptz)),
+        taken as (select w.store, ${nextOrderNumber(sql`w.store`)} as n from (select store, count(*)::int as c from o group by store) w, generate_series(1, w.c)),
+        numbers as (select store, n, row_number() over (partition by store order by n) as rank from taken),
+        new_orders as (
           insert into orders (store, id, customer_id, address_id, cart_id, price, original_price, discount_id, discount, discount_total,
                               number, email, client_address, currency, prices_include_tax, shipping, shipping_total, tax_lines, tax_total, created_at)
           select o.store, o.id, o."customerId", o."addressId", o."cartId", o.price, o."originalPrice", o."discountId", o.discount, o."discountTotal",
-                 o.number, o.email, o."clientAddress", o.currency, o."pricesIncludeTax", o.shipping, o."shippingTotal", o."taxLines", o."taxTotal", o."createdAt"
-          from jsonb_to_recordset(${jsonb(orders.map((o) => ({ ...o, createdAt: toIso(o.createdAt) })))})
-            as o(store text, id uuid, "customerId" uuid, "addressId" uuid, "cartId" uuid, price bigint, "originalPrice" bigint,
-                 "discountId" uuid, discount jsonb, "discountTotal" bigint, number int, email text, "clientAddress" text, currency text, "pricesIncludeTax" boolean,
-                 shipping jsonb, "shippingTotal" bigint, "taxLines" jsonb, "taxTotal" bigint, "createdAt" timestamptz))
-        insert into order_lines (store, order_id, product_id, quantity, unit_price, line_price, product)
-        select l.store, l."orderId", (l.product->>'id')::uuid, l.quantity, l."unitPrice", l."linePrice", l.product
-        from jsonb_to_recordset(${jsonb(lines)}) as l(store text, "orderId" uuid, quantity int, "unitPrice" int, "linePrice" bigint, product jsonb)`,
+                 x.n, o.email, o."clientAddress", o.currency, o."pricesIncludeTax", o.shipping, o."shippingTotal", o."taxLines", o."taxTotal", o."createdAt"
+          from o join numbers x on x.store = o.store and x.rank = o.rank
+          returning id, number),
+        new_lines as (
+          insert into order_lines (store, order_id, product_id, quantity, unit_price, line_price, product)
+          select l.store, l."orderId", (l.product->>'id')::uuid, l.quantity, l."unitPrice", l."linePrice", l.product
+          from jsonb_to_recordset(${jsonb(lines)}) as l(store text, "orderId" uuid, quantity int, "unitPrice" int, "linePrice" bigint, product jsonb))
+        select id::text as id, number from new_orders`,
   );
+  return new Map(rows.map((r) => [r.id, Number(r.number)]));
 }
 
 /**

@@ -6,5 +6,5 @@ export {
 export { catalogVersionOf, createCatalogVersion, holdsVersionOf, markCatalogChanged, markCatalogsChanged, markHoldsChanged, versionSequence } from './catalog-version.js';
 export { secretsEqual, TOKEN_KINDS, ISSUABLE_TOKEN_KINDS, TOKEN_KIND_NAMES, type IssuableTokenKind, type TokenKind } from './tokens.js';
 export { countStores, findStore, listStoreSlugs, purgeDeadCustomerTokens, type TokenRow } from './repository.js';
-export { createOrderNumbers, takeOrderNumbers, takeStoresOrderNumbers } from './order-numbers.js';
+export { createOrderNumbers, nextOrderNumber } from './order-numbers.js';
 export { getStoreSettings, paymentProvidersOf, pricingSettings, storesPricingSettings, type PricingSettings } from './settings.js';
