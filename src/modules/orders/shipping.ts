@@ -6,9 +6,10 @@
 import type { Executor } from '../../db/client.js';
 import { AppError } from '../../lib/app-error.js';
 import { shippingApplies, type ShippingRule, type TaxRateRule } from '../pricing/index.js';
-import { storesShippingRules } from '../shipping/index.js';
-import { storesPricingSettings, type PricingSettings } from '../stores/index.js';
-import { storesRatesForCountries } from '../taxes/index.js';
+import { shippingRulesOf } from '../shipping/index.js';
+import { pricingSettingsOf, type PricingSettings } from '../stores/index.js';
+import { taxedCountries } from '../taxes/index.js';
+import { checkoutOfStores } from './repository.js';
 
 export interface RoundCheckout {
   settings: PricingSettings;
@@ -23,15 +24,15 @@ export async function roundCheckout(tx: Executor, store: string, countries: Iter
   return (await storesRoundCheckout(tx, [{ store, countries }])).get(store)!;
 }
 
-/** The same for a round of several stores, one statement per table for them all: by store. */
+/**
+ * The same for a round of several stores, with one statement for them all (each module's part of it
+ * is that module's expression): by store.
+ */
 export async function storesRoundCheckout(tx: Executor, stores: Array<{ store: string; countries: Iterable<string> }>): Promise<Map<string, RoundCheckout>> {
-  const slugs = stores.map((s) => s.store);
-  const settings = await storesPricingSettings(tx, slugs);
-  const options = await storesShippingRules(tx, slugs);
-  const rates = await storesRatesForCountries(tx, stores);
-  return new Map(slugs.map((store) => {
-    const mine = options.get(store)!;
-    return [store, { settings: settings.get(store)!, options: mine, shippingRequired: [...mine.values()].some((o) => o.active), rates: rates.get(store)! }];
+  const rows = await checkoutOfStores(tx, stores.map(({ store, countries }) => ({ store, countries: taxedCountries(countries) })));
+  return new Map(rows.map((row) => {
+    const options = shippingRulesOf(row.options);
+    return [row.store, { settings: pricingSettingsOf(row.settings), options, shippingRequired: [...options.values()].some((o) => o.active), rates: row.rates }];
   }));
 }
 

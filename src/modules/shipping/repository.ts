@@ -1,6 +1,6 @@
 /** Shipping option SQL. */
-import { sql } from 'drizzle-orm';
-import { jsonb, queryRows, valueList, type Executor } from '../../db/client.js';
+import { sql, type SQL } from 'drizzle-orm';
+import { jsonb, queryRows, type Executor } from '../../db/client.js';
 
 export interface ShippingOptionRow {
   id: string;
@@ -68,14 +68,11 @@ export async function allShippingOptions(db: Executor, store: string): Promise<S
   return rows(db, sql`select ${columns} from shipping_options where store = ${store} and deleted_at is null order by created_at, id`);
 }
 
-/** The same for several stores (a round of several), in one statement: by store. */
-export async function allStoresShippingOptions(db: Executor, stores: string[]): Promise<Map<string, ShippingOptionRow[]>> {
-  const byStore = new Map<string, ShippingOptionRow[]>();
-  if (stores.length === 0) return byStore;
-  const found = await queryRows<ShippingOptionRow & { store: string }>(
-    db,
-    sql`select store, ${columns} from shipping_options where store in (${valueList(stores)}) and deleted_at is null order by store, created_at, id`,
-  );
-  for (const { store, ...row } of found) byStore.set(store, [...(byStore.get(store) ?? []), normalize(row)]);
-  return byStore;
-}
+/**
+ * Every non-deleted option of the store a column names, as a jsonb array of the fields a checkout
+ * decides with (in `allShippingOptions` order): for a statement that reads them beside other things.
+ */
+export const shippingRulesJson = (store: SQL): SQL =>
+  sql`(select coalesce(jsonb_agg(jsonb_build_object('id', o.id, 'name', o.name, 'price', o.price, 'countries', o.countries, 'freeAbove', o.free_above,
+        'minSubtotal', o.min_subtotal, 'active', o.active) order by o.created_at, o.id), '[]'::jsonb)
+      from shipping_options o where o.store = ${store} and o.deleted_at is null)`;

@@ -53,11 +53,8 @@ export async function shippingRules(db: Executor, store: string): Promise<Map<st
   return new Map((await repo.allShippingOptions(db, store)).map((o) => [o.id, o]));
 }
 
-/** The same for several stores (a round of several), in one statement: by store, every store given answered. */
-export async function storesShippingRules(db: Executor, stores: string[]): Promise<Map<string, Map<string, ShippingRule>>> {
-  const found = await repo.allStoresShippingOptions(db, stores);
-  return new Map(stores.map((store) => [store, new Map((found.get(store) ?? []).map((o) => [o.id, o]))]));
-}
+/** The options `shippingRulesJson` read, by id. */
+export const shippingRulesOf = (options: ShippingRule[]): Map<string, ShippingRule> => new Map(options.map((o) => [o.id, o]));
 
 /** One option that is not deleted, or undefined. */
 export async function shippingRule(db: Executor, store: string, id: string): Promise<ShippingRule | undefined> {

@@ -1,5 +1,5 @@
-import { and, eq, gt, isNull, ne, or, sql } from 'drizzle-orm';
-import { queryRows, valueList, type Database, type Executor } from '../../db/client.js';
+import { and, eq, gt, isNull, ne, or, sql, type SQL } from 'drizzle-orm';
+import { queryRows, type Database, type Executor } from '../../db/client.js';
 import { stores, tokens } from '../../db/schema.js';
 import type { TokenKind } from './tokens.js';
 import { FreshBatcher } from '../../lib/fresh-batcher.js';
@@ -136,11 +136,12 @@ export async function findStoreSettings(db: Executor, store: string): Promise<St
   return row;
 }
 
-/** The settings of several stores, in one statement. */
-export async function findStoresSettings(db: Executor, slugs: string[]): Promise<StoreSettingsRow[]> {
-  if (slugs.length === 0) return [];
-  return queryRows<StoreSettingsRow>(db, sql`select ${settingsColumns} from stores where slug in (${valueList(slugs)})`);
-}
+/**
+ * The pricing settings of the store a column names, as a jsonb expression (`{ currency,
+ * pricesIncludeTax }`, null for no store): for a statement that reads them beside other things.
+ */
+export const pricingSettingsJson = (store: SQL): SQL =>
+  sql`(select jsonb_build_object('currency', s.currency, 'pricesIncludeTax', s.prices_include_tax) from stores s where s.slug = ${store})`;
 
 /** Changes the given settings (undefined: unchanged); answers the store as it is after. */
 export async function updateStoreSettings(db: Executor, store: string, change: Partial<Omit<StoreSettingsRow, 'slug'>>): Promise<StoreSettingsRow | undefined> {

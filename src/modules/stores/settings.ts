@@ -82,12 +82,10 @@ export async function updateStoreSettings(db: Executor, store: string, body: Upd
 
 /** The currency and tax setting that carts and orders price with. */
 export async function pricingSettings(db: Executor, store: string): Promise<PricingSettings> {
-  const row = await repo.findStoreSettings(db, store);
-  return { currency: row?.currency ?? 'USD', pricesIncludeTax: row?.pricesIncludeTax ?? false };
+  return pricingSettingsOf((await repo.findStoreSettings(db, store)) ?? null);
 }
 
-/** The same for several stores (a round of several), in one statement: by store, every store given answered. */
-export async function storesPricingSettings(db: Executor, stores: string[]): Promise<Map<string, PricingSettings>> {
-  const rows = new Map((await repo.findStoresSettings(db, stores)).map((r) => [r.slug, r]));
-  return new Map(stores.map((store) => [store, { currency: rows.get(store)?.currency ?? 'USD', pricesIncludeTax: rows.get(store)?.pricesIncludeTax ?? false }]));
+/** The settings a store's row (or `pricingSettingsJson`) holds; no store prices in USD, tax added. */
+export function pricingSettingsOf(row: PricingSettings | null): PricingSettings {
+  return { currency: row?.currency ?? 'USD', pricesIncludeTax: row?.pricesIncludeTax ?? false };
 }

@@ -1,6 +1,6 @@
 /** Tax rate SQL. */
-import { sql } from 'drizzle-orm';
-import { queryRows, storeKeysMatch, valueList, type Executor } from '../../db/client.js';
+import { sql, type SQL } from 'drizzle-orm';
+import { queryRows, valueList, type Executor } from '../../db/client.js';
 
 export interface TaxRateRow {
   id: string;
@@ -63,15 +63,11 @@ export async function ratesOfCountries(db: Executor, store: string, countries: s
   return queryRows<TaxRateRow>(db, sql`select ${columns} from tax_rates where store = ${store} and country in (${valueList(countries)}) order by id`);
 }
 
-/** The same for several stores (a round of several), in one statement: by store. */
-export async function storesRatesOfCountries(db: Executor, stores: Array<{ store: string; countries: string[] }>): Promise<Map<string, TaxRateRow[]>> {
-  const keys = stores.flatMap(({ store, countries }) => countries.map((key) => ({ store, key })));
-  const byStore = new Map<string, TaxRateRow[]>();
-  if (keys.length === 0) return byStore;
-  const found = await queryRows<TaxRateRow & { store: string }>(
-    db,
-    sql`select t.store, ${columns} from tax_rates t where ${storeKeysMatch('t', 'country', keys)} order by t.store, t.id`,
-  );
-  for (const { store, ...row } of found) byStore.set(store, [...(byStore.get(store) ?? []), row]);
-  return byStore;
-}
+/**
+ * Every rate of the store a column names in the countries a jsonb array names (upper-case codes), as
+ * a jsonb array of the fields pricing decides with (id order): for a statement that reads them beside
+ * other things.
+ */
+export const taxRatesJson = (store: SQL, countries: SQL): SQL =>
+  sql`(select coalesce(jsonb_agg(jsonb_build_object('country', t.country, 'region', t.region, 'category', t.category, 'rate', t.rate, 'name', t.name) order by t.id), '[]'::jsonb)
+      from tax_rates t where t.store = ${store} and t.country in (select jsonb_array_elements_text(${countries})))`;

@@ -58,13 +58,8 @@ export async function listTaxRates(db: Executor, store: string, query: { limit?:
 
 /** The rates that may apply at these destination countries (codes of any case; others match nothing). */
 export async function ratesForCountries(db: Executor, store: string, countries: Iterable<string>): Promise<TaxRateRule[]> {
-  const codes = [...new Set([...countries].filter(isCountryCode).map((c) => c.toUpperCase()))];
-  return repo.ratesOfCountries(db, store, codes);
+  return repo.ratesOfCountries(db, store, taxedCountries(countries));
 }
 
-/** The same for several stores (a round of several), in one statement: by store, every store given answered. */
-export async function storesRatesForCountries(db: Executor, stores: Array<{ store: string; countries: Iterable<string> }>): Promise<Map<string, TaxRateRule[]>> {
-  const wanted = stores.map(({ store, countries }) => ({ store, countries: [...new Set([...countries].filter(isCountryCode).map((c) => c.toUpperCase()))] }));
-  const found = await repo.storesRatesOfCountries(db, wanted);
-  return new Map(stores.map(({ store }) => [store, found.get(store) ?? []]));
-}
+/** The codes rates are looked up by (`taxRatesJson` too): country codes only, upper-case, once each. */
+export const taxedCountries = (countries: Iterable<string>): string[] => [...new Set([...countries].filter(isCountryCode).map((c) => c.toUpperCase()))];
