@@ -173,5 +173,5 @@ export function storeKeysMatch(alias: string, column: string, keys: Array<{ stor
   const stores = valueList([...new Set(keys.map((k) => k.store))]);
   const values = valueList([...new Set(keys.map((k) => k.key))]);
   const pairs = sql.join(keys.map((k) => sql`(${k.store}, ${k.key})`), sql`, `);
-  return sql`${a}.store in (${stores}) and ${a}.${c} in (${values}) and (${a}.store, ${a}.${c}::text) in (${pairs})`;
+  return sql`${a}.store in (${stores}) and ${a}.${c} in (${values}) and (${a}.store, ${a}.${c}) in (${pairs})`;
 }

@@ -139,7 +139,7 @@ async function whoUsed(db: Executor, stores: Array<{ store: string; discountIds:
   const byStore = new Map<string, string[]>();
   if (used.length === 0) return byStore;
   const discounts = used.flatMap(({ store, discountIds }) => discountIds.map((key) => ({ store, key })));
-  const person = by === 'customer' ? sql`o.customer_id::text` : sql`lower(o.email)`;
+  const person = by === 'customer' ? sql`o.customer_id` : sql`lower(o.email)`;
   const people = sql.join(used.flatMap(({ store, people: list }) => list.map((p) => sql`(${store}, ${p})`)), sql`, `);
   const key = by === 'customer' ? sql`o.discount_id || ':' || o.customer_id` : sql`o.discount_id || ':email:' || lower(o.email)`;
   const found = await queryRows<{ store: string; key: string }>(

@@ -45,9 +45,9 @@ export async function holdsOfStores(db: Executor, stores: Array<{ store: string;
     db,
     carts.length === 0
       ? sql`select h.store, null as "cartId", h.product_id as "productId", sum(h.quantity)::int as quantity ${held} group by h.store, h.product_id`
-      : sql`select h.store, h.cart_id::text as "cartId", h.product_id as "productId", h.quantity ${held} and (h.store, h.cart_id::text) in (${cartList})
+      : sql`select h.store, h.cart_id::text as "cartId", h.product_id as "productId", h.quantity ${held} and (h.store, h.cart_id) in (${cartList})
             union all
-            select h.store, null, h.product_id, sum(h.quantity)::int ${held} and (h.store, h.cart_id::text) not in (${cartList}) group by h.store, h.product_id`,
+            select h.store, null, h.product_id, sum(h.quantity)::int ${held} and (h.store, h.cart_id) not in (${cartList}) group by h.store, h.product_id`,
   );
   const byStore = new Map<string, Held[]>();
   for (const { store, ...h } of rows) byStore.set(store, [...(byStore.get(store) ?? []), h]);

@@ -1,13 +1,14 @@
 /**
- * Placing orders, fast under contention. The orders of a store that arrive while a round of its
- * orders runs make the next round (plugins/commands.ts): one transaction, whatever their products
- * and whether they come from a cart or a product list. The round locks its carts (id order) with
- * their lines, then its products (id order), decides each order in arrival order against the
- * locked stock (pricing's StockLedger), and writes the accepted ones with a few set-based
- * statements, each module its own: stock (catalog), orders and lines (here), carts (carts). So a
- * flash sale, or a busy store's checkout, commits once per round, not once per order, and each
- * order is still all or nothing with its own answer. Stock never goes below zero, whatever the
- * concurrency or the number of processes; a cart becomes at most one order.
+ * Placing orders, fast under contention. The orders that arrive while a round of their stores' shard
+ * runs make the next round (plugins/commands.ts): one transaction, whatever their stores, their
+ * products and whether they come from a cart or a product list. The round locks its carts with
+ * their lines, then its products (each in (store, id) order), decides each store's orders in
+ * arrival order against that store's locked stock (pricing's StockLedger), and writes the accepted
+ * ones with a few set-based statements over all its stores, each module its own: stock (catalog),
+ * orders and lines (here), carts (carts). So a flash sale, a busy store's checkout or a thousand
+ * quiet stores' orders commit once per round, not once per order or per store, and each order is
+ * still all or nothing with its own answer. Stock never goes below zero, whatever the concurrency
+ * or the number of processes; a cart becomes at most one order.
  */
 import { randomUUID } from 'node:crypto';
 import { CLIENT_LOCK_CLASS, lockStoresClients, type Executor } from '../../db/client.js';
