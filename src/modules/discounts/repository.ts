@@ -119,17 +119,15 @@ export async function productsInCollections(db: Executor, store: string, collect
   return new Set(found.map((r) => r.id));
 }
 
-/** `${discountId}:${customerId}` of the customers among `customerIds` who have an order with one of `discountIds` that is not cancelled. */
-export async function customersWhoUsed(db: Executor, store: string, discountIds: string[], customerIds: string[]): Promise<string[]> {
-  return (await storesCustomersWhoUsed(db, [{ store, discountIds, customerIds }])).get(store) ?? [];
-}
-
-/** Who used, of several stores (a round of several), in one statement: one of the two, by store. */
+/**
+ * `${discountId}:${customerId}` of the customers among each store's `customerIds` who have an order
+ * with one of its `discountIds` that is not cancelled, in one statement: by store.
+ */
 export async function storesCustomersWhoUsed(db: Executor, stores: Array<{ store: string; discountIds: string[]; customerIds: string[] }>): Promise<Map<string, string[]>> {
   return whoUsed(db, stores.map((s) => ({ store: s.store, discountIds: s.discountIds, people: s.customerIds })), 'customer');
 }
 
-/** `${discountId}:email:${email}` of several stores, in one statement: by store. */
+/** `${discountId}:email:${email}` of the emails (lower case) among each store's `emails` that have such an order, in one statement: by store. */
 export async function storesEmailsWhoUsed(db: Executor, stores: Array<{ store: string; discountIds: string[]; emails: string[] }>): Promise<Map<string, string[]>> {
   return whoUsed(db, stores.map((s) => ({ store: s.store, discountIds: s.discountIds, people: s.emails })), 'email');
 }
@@ -152,20 +150,10 @@ async function whoUsed(db: Executor, stores: Array<{ store: string; discountIds:
   return byStore;
 }
 
-/** `${discountId}:email:${email}` of the emails (lower case) among `emails` that have an order with one of `discountIds` that is not cancelled. */
-export async function emailsWhoUsed(db: Executor, store: string, discountIds: string[], emails: string[]): Promise<string[]> {
-  return (await storesEmailsWhoUsed(db, [{ store, discountIds, emails }])).get(store) ?? [];
-}
-
 /**
- * Counts a round's uses, one guarded statement for them all: never past `usage_limit`. Answers how
- * many discounts it changed, for the caller to check against what it expected.
+ * Counts a round's uses (of one store or several), one guarded statement for them all: never past
+ * `usage_limit`. Answers how many discounts it changed, for the caller to check against what it expected.
  */
-export async function addUses(tx: Executor, store: string, uses: Array<{ id: string; uses: number }>): Promise<number> {
-  return addStoresUses(tx, uses.map((u) => ({ ...u, store })));
-}
-
-/** The same for codes of several stores (a round of several), in one statement. */
 export async function addStoresUses(tx: Executor, uses: Array<{ store: string; id: string; uses: number }>): Promise<number> {
   if (uses.length === 0) return 0;
   const [row] = await queryRows<{ n: number }>(

@@ -119,16 +119,6 @@ export interface RoundDiscounts {
   usedBy: string[];
 }
 
-/**
- * Reads the discounts a round of orders names (cart discounts by id, product-list orders by code).
- * A code with a usage limit or once per customer is locked (id order, after the products) and read
- * under the lock, so the round's count is exact whatever the concurrency and the number of
- * processes; an unlimited code is only read (its count is added by a guarded update at the end).
- */
-export async function discountsForRound(tx: Executor, store: string, wanted: RoundWanted): Promise<RoundDiscounts> {
-  return (await discountsForStoresRound(tx, [{ store, wanted }])).get(store)!;
-}
-
 /** What a round of orders names of codes: cart codes by id, product-list codes by code, for the products of each. */
 export interface RoundWanted {
   ids: Array<{ id: string; productIds: string[] }>;
@@ -138,8 +128,12 @@ export interface RoundWanted {
 }
 
 /**
- * The same for a round of several stores, one statement per step over all of them (codes locked in
- * (store, id) order): by store, every store given answered. A store's codes are only its own.
+ * Reads the discounts a round of orders of one store or several names (cart discounts by id,
+ * product-list orders by code), one statement per step over all its stores: by store, every store
+ * given answered, a store's codes only its own. A code with a usage limit or once per customer is
+ * locked ((store, id) order, after the products) and read under the lock, so the round's count is
+ * exact whatever the concurrency and the number of processes; an unlimited code is only read (its
+ * count is added by a guarded update at the end).
  */
 export async function discountsForStoresRound(tx: Executor, stores: Array<{ store: string; wanted: RoundWanted }>): Promise<Map<string, RoundDiscounts>> {
   const asked = stores.map(({ store, wanted }) => ({ store, wanted, codes: [...new Set(wanted.codes.map((c) => normalizeCode(c.code)))] }));
@@ -170,12 +164,10 @@ export async function discountsForStoresRound(tx: Executor, stores: Array<{ stor
   return new Map(rounds.map((r) => [r.store, { byId: r.byId, byCode: r.byCode, usedBy: [...(customers.get(r.store) ?? []), ...(emails.get(r.store) ?? [])] }]));
 }
 
-/** Counts a round's uses; a count the guard refuses cannot happen under the locks, and fails the round if it does. */
-export async function countUses(tx: Executor, store: string, uses: Array<{ id: string; uses: number }>): Promise<void> {
-  await countStoresUses(tx, uses.map((u) => ({ ...u, store })));
-}
-
-/** The same for the uses of a round of several stores, in one statement (two with several codes). */
+/**
+ * Counts a round's uses, of one store or several, in one statement (two with several codes); a
+ * count the guard refuses cannot happen under the locks, and fails the round if it does.
+ */
 export async function countStoresUses(tx: Executor, uses: Array<{ store: string; id: string; uses: number }>): Promise<void> {
   // Several codes: lock them in (store, id) order first, so two rounds counting the same codes cannot deadlock.
   if (uses.length > 1) await repo.findByStoresIds(tx, uses.map((u) => ({ store: u.store, key: u.id })), { lock: true });

@@ -116,15 +116,10 @@ export async function checkoutOfStores(
 }
 
 /**
- * The unpaid (CREATED) orders each of some client addresses placed with public credentials, and
- * when the oldest was placed (UNPAID_ORDERS_PER_CLIENT). Counted by status, so a payment or a
- * cancellation frees the place by itself; read under the clients' advisory locks.
+ * The unpaid (CREATED) orders each of some client addresses of some stores placed with public
+ * credentials (UNPAID_ORDERS_PER_CLIENT), in one statement: by store, then by client. Counted by
+ * status, so a payment or a cancellation frees the place by itself; read under the clients' advisory locks.
  */
-export async function unpaidByClients(db: Executor, store: string, clients: string[]): Promise<Map<string, number>> {
-  return (await unpaidByStoresClients(db, [{ store, clients }])).get(store) ?? new Map();
-}
-
-/** The same for the clients of several stores, in one statement: by store, then by client. */
 export async function unpaidByStoresClients(db: Executor, stores: Array<{ store: string; clients: string[] }>): Promise<Map<string, Map<string, number>>> {
   const keys = stores.flatMap(({ store, clients }) => clients.map((key) => ({ store, key })));
   if (keys.length === 0) return new Map();

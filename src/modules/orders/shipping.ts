@@ -19,14 +19,9 @@ export interface RoundCheckout {
   rates: readonly TaxRateRule[];
 }
 
-/** Reads what a round's orders are priced with, for orders to these countries. */
-export async function roundCheckout(tx: Executor, store: string, countries: Iterable<string>): Promise<RoundCheckout> {
-  return (await storesRoundCheckout(tx, [{ store, countries }])).get(store)!;
-}
-
 /**
- * The same for a round of several stores, with one statement for them all (each module's part of it
- * is that module's expression): by store.
+ * Reads what a round's orders are priced with, for orders to these countries of each of its stores:
+ * one statement for them all (each module's part of it is that module's expression), by store.
  */
 export async function storesRoundCheckout(tx: Executor, stores: Array<{ store: string; countries: Iterable<string> }>): Promise<Map<string, RoundCheckout>> {
   const rows = await checkoutOfStores(tx, stores.map(({ store, countries }) => ({ store, countries: taxedCountries(countries) })));
