@@ -162,10 +162,32 @@ export const CLIENT_LOCK_CLASS = { holds: 31_001, unpaidOrders: 31_002 } as cons
  * transaction ends, in every process.
  */
 export async function lockClients(tx: Executor, lockClass: number, store: string, clients: string[]): Promise<void> {
-  if (clients.length === 0) return;
-  const keys = [...new Set(clients)].map((client) => `${store}\n${client}`);
+  await lockStoresClients(tx, lockClass, [{ store, clients }]);
+}
+
+/**
+ * The same for the clients of several stores, with one statement: every key in one order (the lock
+ * key's), whatever store it belongs to, so rounds of one store and of several never wait in a cycle.
+ */
+export async function lockStoresClients(tx: Executor, lockClass: number, stores: Array<{ store: string; clients: string[] }>): Promise<void> {
+  const keys = [...new Set(stores.flatMap(({ store, clients }) => clients.map((client) => `${store}\n${client}`)))];
+  if (keys.length === 0) return;
   // One statement: the aggregate takes the locks in the sorted subquery's order (by the lock key).
   await tx.execute(
     sql`select count(pg_advisory_xact_lock(${lockClass}, k)) from (select distinct hashtext(x) as k from unnest(array[${valueList(keys)}]::text[]) as x order by 1) as keys`,
   );
+}
+
+/**
+ * Rows of several stores by key (`alias.store`, `alias.column`), for one statement over a round of
+ * several stores: the stores and the keys as index conditions, the exact pairs as a filter, so a key
+ * of one store never finds (or locks) a row of another.
+ */
+export function storeKeysMatch(alias: string, column: string, keys: Array<{ store: string; key: string }>): SQL {
+  const a = sql.raw(alias);
+  const c = sql.raw(column);
+  const stores = valueList([...new Set(keys.map((k) => k.store))]);
+  const values = valueList([...new Set(keys.map((k) => k.key))]);
+  const pairs = sql.join(keys.map((k) => sql`(${k.store}, ${k.key})`), sql`, `);
+  return sql`${a}.store in (${stores}) and ${a}.${c} in (${values}) and (${a}.store, ${a}.${c}) in (${pairs})`;
 }

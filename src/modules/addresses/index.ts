@@ -10,3 +10,8 @@ export { Address } from './schemas.js';
 export function findAddresses(db: Executor, store: string, ids: string[]): Promise<Map<string, repo.AddressRow>> {
   return repo.findAddresses(db, store, ids);
 }
+
+/** The same for several stores (a round of several), in one statement: by store, then by id. */
+export function findStoresAddresses(db: Executor, stores: Array<{ store: string; ids: string[] }>): Promise<Map<string, Map<string, repo.AddressRow>>> {
+  return repo.findStoresAddresses(db, stores);
+}

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { queryRows, valueList, type Executor } from '../../db/client.js';
+import { queryRows, storeKeysMatch, valueList, type Executor } from '../../db/client.js';
 import type { AddressInput } from './schemas.js';
 
 export interface AddressRow {
@@ -55,10 +55,15 @@ export async function countAddresses(db: Executor, store: string, customerId: st
 }
 
 export async function findAddresses(db: Executor, store: string, ids: string[]): Promise<Map<string, AddressRow>> {
-  if (ids.length === 0) return new Map();
-  const rows = await queryRows<AddressRow>(
-    db,
-    sql`select ${columns} from addresses where store = ${store} and id in (${valueList(ids)})`,
-  );
-  return new Map(rows.map((r) => [r.id, r]));
+  return (await findStoresAddresses(db, [{ store, ids }])).get(store) ?? new Map();
+}
+
+/** Addresses of several stores by id, in one statement: by store, then by id. */
+export async function findStoresAddresses(db: Executor, stores: Array<{ store: string; ids: string[] }>): Promise<Map<string, Map<string, AddressRow>>> {
+  const keys = stores.flatMap(({ store, ids }) => ids.map((key) => ({ store, key })));
+  if (keys.length === 0) return new Map();
+  const rows = await queryRows<AddressRow>(db, sql`select ${columns} from addresses a where ${storeKeysMatch('a', 'id', keys)}`);
+  const byStore = new Map<string, Map<string, AddressRow>>();
+  for (const r of rows) byStore.set(r.store, (byStore.get(r.store) ?? new Map<string, AddressRow>()).set(r.id, r));
+  return byStore;
 }

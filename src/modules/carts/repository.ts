@@ -182,13 +182,18 @@ export async function removeLine(tx: Executor, store: string, cartId: string, pr
  * answers how many it changed (guarded by the state it expects).
  */
 export async function completeCarts(tx: Executor, store: string, carts: Array<{ id: string; customerId: string; addressId: string }>): Promise<number> {
+  return completeStoresCarts(tx, carts.map((c) => ({ ...c, store })));
+}
+
+/** The same for carts of several stores, in one statement. */
+export async function completeStoresCarts(tx: Executor, carts: Array<{ store: string; id: string; customerId: string; addressId: string }>): Promise<number> {
   if (carts.length === 0) return 0;
   const rows = await queryRows<{ n: number }>(
     tx,
-    sql`with done as (select * from jsonb_to_recordset(${jsonb(carts)}) as x(id uuid, "customerId" uuid, "addressId" uuid)),
+    sql`with done as (select * from jsonb_to_recordset(${jsonb(carts)}) as x(store text, id uuid, "customerId" uuid, "addressId" uuid)),
         completed as (
           update carts c set status = 'COMPLETED', customer_id = x."customerId", address_id = x."addressId", updated_at = now(), ${endedHold} from done x
-          where c.store = ${store} and c.id = any(array(select id from done)) and c.id = x.id
+          where c.store = any(array(select store from done)) and c.id = any(array(select id from done)) and c.store = x.store and c.id = x.id
             and c.status = 'PENDING' and c.deleted_at is null returning c.id)
         select count(*)::int as n from completed`,
   );

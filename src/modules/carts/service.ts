@@ -262,8 +262,16 @@ export interface OrderableCart {
 
 /** Locks the carts of a round of orders (id order) and reads their lines under the lock. */
 export async function lockCartsForOrders(tx: Executor, store: string, ids: string[]): Promise<Map<string, OrderableCart>> {
-  const locked = await repo.lockCarts(tx, store, ids);
-  return new Map([...locked].map(([id, c]) => [id, { status: c.cart.status, lines: new Map(c.lines.map((l) => [l.productId, l.quantity])), discountId: c.cart.discountId, held: c.holdRows, shippingOptionId: c.cart.shippingOptionId }]));
+  return (await lockStoresCartsForOrders(tx, [{ store, ids }])).get(store) ?? new Map();
+}
+
+/** The same for a round of orders of several stores, locked in (store, id) order: by store, then by id. */
+export async function lockStoresCartsForOrders(tx: Executor, stores: Array<{ store: string; ids: string[] }>): Promise<Map<string, Map<string, OrderableCart>>> {
+  const locked = await repo.lockCartsOfStores(tx, stores);
+  const orderable = (c: repo.LockedCart): OrderableCart => ({
+    status: c.cart.status, lines: new Map(c.lines.map((l) => [l.productId, l.quantity])), discountId: c.cart.discountId, held: c.holdRows, shippingOptionId: c.cart.shippingOptionId,
+  });
+  return new Map([...locked].map(([store, carts]) => [store, new Map([...carts].map(([id, c]) => [id, orderable(c)]))]));
 }
 
 /**
@@ -271,9 +279,14 @@ export async function lockCartsForOrders(tx: Executor, store: string, ids: strin
  * `lockCartsForOrders`); their holds end (`held`: the cart has hold rows to delete).
  */
 export async function completeCarts(tx: Executor, store: string, carts: Array<{ id: string; customerId: string; addressId: string; held?: boolean }>): Promise<void> {
-  const done = carts.map(({ id, customerId, addressId }) => ({ id, customerId, addressId }));
-  if ((await repo.completeCarts(tx, store, done)) !== carts.length) throw new AppError('CART_NOT_PENDING', 'a cart is no longer PENDING');
-  await endHolds(tx, store, carts.filter((c) => c.held).map((c) => c.id));
+  await completeStoresCarts(tx, carts.map((c) => ({ ...c, store })));
+}
+
+/** The same for the carts of a round of several stores, one statement for them all (and one more for their holds). */
+export async function completeStoresCarts(tx: Executor, carts: Array<{ store: string; id: string; customerId: string; addressId: string; held?: boolean }>): Promise<void> {
+  const done = carts.map(({ store, id, customerId, addressId }) => ({ store, id, customerId, addressId }));
+  if ((await repo.completeStoresCarts(tx, done)) !== carts.length) throw new AppError('CART_NOT_PENDING', 'a cart is no longer PENDING');
+  await endHoldsOfStores(tx, carts.filter((c) => c.held).map((c) => ({ store: c.store, id: c.id })));
 }
 
 /** A line request as the routes receive it. */

@@ -1,6 +1,6 @@
 /** Products as carts and orders need them: their fields, whether they can be sold, and their stock. */
 import { sql } from 'drizzle-orm';
-import { jsonb, queryRows, storeKeys, valueList, type Executor } from '../../db/client.js';
+import { jsonb, queryRows, storeKeys, storeKeysMatch, valueList, type Executor } from '../../db/client.js';
 import { asDate } from '../../lib/time.js';
 import { productColumns, visibleProductText, type ProductRecord } from './visibility.js';
 
@@ -54,20 +54,51 @@ export async function findSellableProductsOfStores(db: Executor, wanted: Array<{
 /** The same, locked for the rest of the transaction, in id order. */
 export const lockSellableProducts = (tx: Executor, store: string, ids: string[]) => sellable(tx, store, [...ids].sort(), true);
 
+/** Products of several stores (a round of several), by store. */
+export interface StoresSellableProducts {
+  products: Map<string, Map<string, SellableProduct>>;
+  now: Date;
+}
+
+/**
+ * Products of several stores, locked for the rest of the transaction in (store, id) order, the one
+ * order of every round whatever its stores, with one statement.
+ */
+export async function lockStoresSellableProducts(tx: Executor, stores: Array<{ store: string; ids: string[] }>): Promise<StoresSellableProducts> {
+  const keys = stores.flatMap(({ store, ids }) => [...new Set(ids)].map((key) => ({ store, key })));
+  if (keys.length === 0) return { products: new Map(), now: (await sellable(tx, '', [], false)).now };
+  const rows = await queryRows<SellableProduct & { now: Date }>(
+    tx,
+    sql`select ${productColumns('p')}, ${sql.raw(visibleProductText('p'))} as visible, now()::timestamptz(3) as now from products p
+        where ${storeKeysMatch('p', 'id', keys)} order by p.store, p.id for no key update of p`,
+  );
+  const now = rows[0] ? asDate(rows[0].now) : (await sellable(tx, '', [], false)).now;
+  const products = new Map<string, Map<string, SellableProduct>>();
+  for (const { now: _, ...p } of rows) products.set(p.store, (products.get(p.store) ?? new Map<string, SellableProduct>()).set(p.id, p));
+  return { products, now };
+}
+
 /**
  * Takes units of locked products, one guarded statement for them all (never below zero). Answers
  * how many products it changed, for the caller to check against what it expected.
- * It finds its rows by `= any(array(...))`: a join with a JSON record set alone is planned as a
- * scan of the store's whole table (the planner guesses 100 rows for the set).
  */
 export async function takeStock(tx: Executor, store: string, takes: Array<{ id: string; taken: number }>): Promise<number> {
+  return takeStoresStock(tx, takes.map((t) => ({ ...t, store })));
+}
+
+/**
+ * The same for products of several stores. It finds its rows by `= any(array(...))`: a join with a
+ * JSON record set alone is planned as a scan of the whole table (the planner guesses 100 rows for the set).
+ */
+export async function takeStoresStock(tx: Executor, takes: Array<{ store: string; id: string; taken: number }>): Promise<number> {
   if (takes.length === 0) return 0;
   const rows = await queryRows<{ n: number }>(
     tx,
-    sql`with stock as (select * from jsonb_to_recordset(${jsonb(takes)}) as s(id uuid, taken int)),
+    sql`with stock as (select * from jsonb_to_recordset(${jsonb(takes)}) as s(store text, id uuid, taken int)),
         taken as (
           update products p set quantity = p.quantity - s.taken from stock s
-          where p.store = ${store} and p.id = any(array(select id from stock)) and p.id = s.id and p.quantity >= s.taken returning p.id)
+          where p.store = any(array(select store from stock)) and p.id = any(array(select id from stock)) and p.store = s.store and p.id = s.id
+            and p.quantity >= s.taken returning p.id)
         select count(*)::int as n from taken`,
   );
   return rows[0]!.n;

@@ -1,6 +1,6 @@
 /** Discount SQL: the discounts table, and the reads the rules need (collections' products, customers' uses). */
 import { sql } from 'drizzle-orm';
-import { jsonb, queryRows, storeKeys, valueList, type Executor } from '../../db/client.js';
+import { jsonb, queryRows, storeKeysMatch, valueList, type Executor } from '../../db/client.js';
 import { toIsoOrNull } from '../../lib/time.js';
 import type { DiscountRule } from '../pricing/index.js';
 
@@ -73,8 +73,13 @@ export async function countDiscounts(db: Executor, store: string): Promise<numbe
 
 /** The non-deleted discounts with these (upper-case) codes. */
 export async function findByCodes(db: Executor, store: string, codes: string[]): Promise<DiscountRow[]> {
+  return findByStoresCodes(db, codes.map((key) => ({ store, key })));
+}
+
+/** The same for codes of several stores (a round of several), in one statement. */
+export async function findByStoresCodes(db: Executor, codes: Array<{ store: string; key: string }>): Promise<DiscountRow[]> {
   if (codes.length === 0) return [];
-  return rows(db, sql`select ${columns} from discounts d where d.store = ${store} and d.code in (${valueList(codes)}) and d.deleted_at is null`);
+  return rows(db, sql`select ${columns} from discounts d where ${storeKeysMatch('d', 'code', codes)} and d.deleted_at is null`);
 }
 
 /**
@@ -83,15 +88,14 @@ export async function findByCodes(db: Executor, store: string, codes: string[]):
  * cancels take their locks in one order and cannot deadlock).
  */
 export async function findByIds(db: Executor, store: string, ids: string[], { lock = false } = {}): Promise<DiscountRow[]> {
-  if (ids.length === 0) return [];
-  const locking = lock ? sql` order by d.id for no key update` : sql``;
-  return rows(db, sql`select ${columns} from discounts d where d.store = ${store} and d.id in (${valueList(ids)})${locking}`);
+  return findByStoresIds(db, ids.map((key) => ({ store, key })), { lock });
 }
 
-/** Discounts of several stores by (store, id) (a round of many), in one statement; deleted ones too. */
-export async function findByIdsOfStores(db: Executor, keys: Array<{ store: string; id: string }>): Promise<DiscountRow[]> {
-  if (keys.length === 0) return [];
-  return rows(db, sql`select ${columns} from discounts d where (d.store, d.id) in (${storeKeys(keys)})`);
+/** The same for discounts of several stores (a round of several), in one statement; locked in (store, id) order. */
+export async function findByStoresIds(db: Executor, ids: Array<{ store: string; key: string }>, { lock = false } = {}): Promise<DiscountRow[]> {
+  if (ids.length === 0) return [];
+  const locking = lock ? sql` order by d.store, d.id for no key update` : sql``;
+  return rows(db, sql`select ${columns} from discounts d where ${storeKeysMatch('d', 'id', ids)}${locking}`);
 }
 
 /**
@@ -115,42 +119,49 @@ export async function productsInCollections(db: Executor, store: string, collect
   return new Set(found.map((r) => r.id));
 }
 
-/** `${discountId}:${customerId}` of the customers among `customerIds` who have an order with one of `discountIds` that is not cancelled. */
-export async function customersWhoUsed(db: Executor, store: string, discountIds: string[], customerIds: string[]): Promise<string[]> {
-  if (discountIds.length === 0 || customerIds.length === 0) return [];
-  const found = await queryRows<{ key: string }>(
-    db,
-    sql`select distinct discount_id || ':' || customer_id as key from orders
-        where store = ${store} and discount_id in (${valueList(discountIds)}) and customer_id in (${valueList(customerIds)})
-          and status <> 'CANCELLED' and deleted_at is null`,
-  );
-  return found.map((r) => r.key);
+/**
+ * `${discountId}:${customerId}` of the customers among each store's `customerIds` who have an order
+ * with one of its `discountIds` that is not cancelled, in one statement: by store.
+ */
+export async function storesCustomersWhoUsed(db: Executor, stores: Array<{ store: string; discountIds: string[]; customerIds: string[] }>): Promise<Map<string, string[]>> {
+  return whoUsed(db, stores.map((s) => ({ store: s.store, discountIds: s.discountIds, people: s.customerIds })), 'customer');
 }
 
-/** `${discountId}:email:${email}` of the emails (lower case) among `emails` that have an order with one of `discountIds` that is not cancelled. */
-export async function emailsWhoUsed(db: Executor, store: string, discountIds: string[], emails: string[]): Promise<string[]> {
-  if (discountIds.length === 0 || emails.length === 0) return [];
-  const found = await queryRows<{ key: string }>(
+/** `${discountId}:email:${email}` of the emails (lower case) among each store's `emails` that have such an order, in one statement: by store. */
+export async function storesEmailsWhoUsed(db: Executor, stores: Array<{ store: string; discountIds: string[]; emails: string[] }>): Promise<Map<string, string[]>> {
+  return whoUsed(db, stores.map((s) => ({ store: s.store, discountIds: s.discountIds, people: s.emails })), 'email');
+}
+
+async function whoUsed(db: Executor, stores: Array<{ store: string; discountIds: string[]; people: string[] }>, by: 'customer' | 'email'): Promise<Map<string, string[]>> {
+  const used = stores.filter((s) => s.discountIds.length > 0 && s.people.length > 0);
+  const byStore = new Map<string, string[]>();
+  if (used.length === 0) return byStore;
+  const discounts = used.flatMap(({ store, discountIds }) => discountIds.map((key) => ({ store, key })));
+  const person = by === 'customer' ? sql`o.customer_id` : sql`lower(o.email)`;
+  const people = sql.join(used.flatMap(({ store, people: list }) => list.map((p) => sql`(${store}, ${p})`)), sql`, `);
+  const key = by === 'customer' ? sql`o.discount_id || ':' || o.customer_id` : sql`o.discount_id || ':email:' || lower(o.email)`;
+  const found = await queryRows<{ store: string; key: string }>(
     db,
-    sql`select distinct discount_id || ':email:' || lower(email) as key from orders
-        where store = ${store} and discount_id in (${valueList(discountIds)}) and email is not null and lower(email) in (${valueList(emails)})
-          and status <> 'CANCELLED' and deleted_at is null`,
+    sql`select distinct o.store, ${key} as key from orders o
+        where ${storeKeysMatch('o', 'discount_id', discounts)} and (o.store, ${person}) in (${people})
+          ${by === 'email' ? sql`and o.email is not null` : sql``} and o.status <> 'CANCELLED' and o.deleted_at is null`,
   );
-  return found.map((r) => r.key);
+  for (const r of found) byStore.set(r.store, [...(byStore.get(r.store) ?? []), r.key]);
+  return byStore;
 }
 
 /**
- * Counts a round's uses, one guarded statement for them all: never past `usage_limit`. Answers how
- * many discounts it changed, for the caller to check against what it expected.
+ * Counts a round's uses (of one store or several), one guarded statement for them all: never past
+ * `usage_limit`. Answers how many discounts it changed, for the caller to check against what it expected.
  */
-export async function addUses(tx: Executor, store: string, uses: Array<{ id: string; uses: number }>): Promise<number> {
+export async function addStoresUses(tx: Executor, uses: Array<{ store: string; id: string; uses: number }>): Promise<number> {
   if (uses.length === 0) return 0;
   const [row] = await queryRows<{ n: number }>(
     tx,
-    sql`with used as (select * from jsonb_to_recordset(${jsonb(uses)}) as u(id uuid, uses int)),
+    sql`with used as (select * from jsonb_to_recordset(${jsonb(uses)}) as u(store text, id uuid, uses int)),
         counted as (
           update discounts d set usage_count = d.usage_count + u.uses from used u
-          where d.store = ${store} and d.id = any(array(select id from used)) and d.id = u.id
+          where d.store = any(array(select store from used)) and d.id = any(array(select id from used)) and d.store = u.store and d.id = u.id
             and (d.usage_limit is null or d.usage_count + u.uses <= d.usage_limit) returning d.id)
         select count(*)::int as n from counted`,
   );

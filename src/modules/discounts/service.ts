@@ -108,8 +108,8 @@ export async function discountsById(db: Executor, store: string, wanted: Array<{
  * (a code's collections, when it has some, are read for its store). Every store given has its map.
  */
 export async function discountsByIdOfStores(db: Executor, wanted: Array<{ store: string; ids: Array<{ id: string; productIds: string[] }> }>): Promise<Map<string, Map<string, DiscountRule>>> {
-  const keys = wanted.flatMap(({ store, ids }) => [...new Set(ids.map((w) => w.id))].map((id) => ({ store, id })));
-  const found = await repo.findByIdsOfStores(db, keys);
+  const keys = wanted.flatMap(({ store, ids }) => [...new Set(ids.map((w) => w.id))].map((key) => ({ store, key })));
+  const found = await repo.findByStoresIds(db, keys);
   const rules = new Map<string, Map<string, DiscountRule>>();
   for (const { store, ids } of wanted) rules.set(store, await rulesFor(db, store, found.filter((r) => r.store === store), ids));
   return rules;
@@ -131,39 +131,59 @@ export interface RoundDiscounts {
   usedBy: string[];
 }
 
-/**
- * Reads the discounts a round of orders names (cart discounts by id, product-list orders by code).
- * A code with a usage limit or once per customer is locked (id order, after the products) and read
- * under the lock, so the round's count is exact whatever the concurrency and the number of
- * processes; an unlimited code is only read (its count is added by a guarded update at the end).
- */
-export async function discountsForRound(
-  tx: Executor,
-  store: string,
-  wanted: { ids: Array<{ id: string; productIds: string[] }>; codes: Array<{ code: string; productIds: string[] }>; customerIds: string[]; emails: string[] },
-): Promise<RoundDiscounts> {
-  const codes = [...new Set(wanted.codes.map((c) => normalizeCode(c.code)))];
-  const found = [...(await repo.findByIds(tx, store, [...new Set(wanted.ids.map((w) => w.id))])), ...(await repo.findByCodes(tx, store, codes))];
-  const guarded = [...new Set(found.filter((r) => r.usageLimit !== null || r.oncePerCustomer).map((r) => r.id))];
-  const locked = new Map((await repo.findByIds(tx, store, guarded, { lock: true })).map((r) => [r.id, r]));
-  const rows = [...new Map(found.map((r) => [r.id, locked.get(r.id) ?? r])).values()];
-  const byCodeRows = rows.filter((r) => r.deletedAt === null && codes.includes(r.code));
-  const needs = [
-    ...wanted.ids,
-    ...wanted.codes.flatMap((c) => byCodeRows.filter((r) => r.code === normalizeCode(c.code)).map((r) => ({ id: r.id, productIds: c.productIds }))),
-  ];
-  const byId = await rulesFor(tx, store, rows, needs);
-  const byCode = new Map(byCodeRows.map((r) => [r.code, byId.get(r.id)!]));
-  const once = rows.filter((r) => r.oncePerCustomer).map((r) => r.id);
-  const emails = [...new Set(wanted.emails.map((e) => e.toLowerCase()))];
-  return { byId, byCode, usedBy: [...(await repo.customersWhoUsed(tx, store, once, wanted.customerIds)), ...(await repo.emailsWhoUsed(tx, store, once, emails))] };
+/** What a round of orders names of codes: cart codes by id, product-list codes by code, for the products of each. */
+export interface RoundWanted {
+  ids: Array<{ id: string; productIds: string[] }>;
+  codes: Array<{ code: string; productIds: string[] }>;
+  customerIds: string[];
+  emails: string[];
 }
 
-/** Counts a round's uses; a count the guard refuses cannot happen under the locks, and fails the round if it does. */
-export async function countUses(tx: Executor, store: string, uses: Array<{ id: string; uses: number }>): Promise<void> {
-  // Several codes: lock them in id order first, so two rounds counting the same codes cannot deadlock.
-  if (uses.length > 1) await repo.findByIds(tx, store, uses.map((u) => u.id), { lock: true });
-  if ((await repo.addUses(tx, store, uses)) !== uses.length) throw new AppError('SERVICE_UNAVAILABLE', 'a discount code changed under a lock; retry');
+/**
+ * Reads the discounts a round of orders of one store or several names (cart discounts by id,
+ * product-list orders by code), one statement per step over all its stores: by store, every store
+ * given answered, a store's codes only its own. A code with a usage limit or once per customer is
+ * locked ((store, id) order, after the products) and read under the lock, so the round's count is
+ * exact whatever the concurrency and the number of processes; an unlimited code is only read (its
+ * count is added by a guarded update at the end).
+ */
+export async function discountsForStoresRound(tx: Executor, stores: Array<{ store: string; wanted: RoundWanted }>): Promise<Map<string, RoundDiscounts>> {
+  const asked = stores.map(({ store, wanted }) => ({ store, wanted, codes: [...new Set(wanted.codes.map((c) => normalizeCode(c.code)))] }));
+  const found = [
+    ...(await repo.findByStoresIds(tx, asked.flatMap(({ store, wanted }) => [...new Set(wanted.ids.map((w) => w.id))].map((key) => ({ store, key }))))),
+    ...(await repo.findByStoresCodes(tx, asked.flatMap(({ store, codes }) => codes.map((key) => ({ store, key }))))),
+  ];
+  const guarded = [...new Map(found.filter((r) => r.usageLimit !== null || r.oncePerCustomer).map((r) => [`${r.store}\n${r.id}`, { store: r.store, key: r.id }])).values()];
+  const locked = new Map((await repo.findByStoresIds(tx, guarded, { lock: true })).map((r) => [`${r.store}\n${r.id}`, r]));
+  const rowsOf = new Map<string, repo.DiscountRow[]>(asked.map(({ store }) => [store, []]));
+  for (const r of new Map(found.map((r) => [`${r.store}\n${r.id}`, locked.get(`${r.store}\n${r.id}`) ?? r])).values()) rowsOf.get(r.store)!.push(r);
+  const rounds = [];
+  for (const { store, wanted, codes } of asked) {
+    const rows = rowsOf.get(store)!;
+    const byCodeRows = rows.filter((r) => r.deletedAt === null && codes.includes(r.code));
+    const needs = [
+      ...wanted.ids,
+      ...wanted.codes.flatMap((c) => byCodeRows.filter((r) => r.code === normalizeCode(c.code)).map((r) => ({ id: r.id, productIds: c.productIds }))),
+    ];
+    // A rule reads its collections' products only when it has collections: most stores read nothing here.
+    const byId = await rulesFor(tx, store, rows, needs);
+    const byCode = new Map(byCodeRows.map((r) => [r.code, byId.get(r.id)!]));
+    const once = rows.filter((r) => r.oncePerCustomer).map((r) => r.id);
+    rounds.push({ store, byId, byCode, once, customerIds: wanted.customerIds, emails: [...new Set(wanted.emails.map((e) => e.toLowerCase()))] });
+  }
+  const customers = await repo.storesCustomersWhoUsed(tx, rounds.map((r) => ({ store: r.store, discountIds: r.once, customerIds: r.customerIds })));
+  const emails = await repo.storesEmailsWhoUsed(tx, rounds.map((r) => ({ store: r.store, discountIds: r.once, emails: r.emails })));
+  return new Map(rounds.map((r) => [r.store, { byId: r.byId, byCode: r.byCode, usedBy: [...(customers.get(r.store) ?? []), ...(emails.get(r.store) ?? [])] }]));
+}
+
+/**
+ * Counts a round's uses, of one store or several, in one statement (two with several codes); a
+ * count the guard refuses cannot happen under the locks, and fails the round if it does.
+ */
+export async function countStoresUses(tx: Executor, uses: Array<{ store: string; id: string; uses: number }>): Promise<void> {
+  // Several codes: lock them in (store, id) order first, so two rounds counting the same codes cannot deadlock.
+  if (uses.length > 1) await repo.findByStoresIds(tx, uses.map((u) => ({ store: u.store, key: u.id })), { lock: true });
+  if ((await repo.addStoresUses(tx, uses)) !== uses.length) throw new AppError('SERVICE_UNAVAILABLE', 'a discount code changed under a lock; retry');
 }
 
 /** A cancelled order gives its use back. */

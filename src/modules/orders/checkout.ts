@@ -1,29 +1,29 @@
 /**
- * Placing orders, fast under contention. The orders of a store that arrive while a round of its
- * orders runs make the next round (plugins/commands.ts): one transaction, whatever their products
- * and whether they come from a cart or a product list. The round locks its carts (id order) with
- * their lines, then its products (id order), decides each order in arrival order against the
- * locked stock (pricing's StockLedger), and writes the accepted ones with a few set-based
- * statements, each module its own: stock (catalog), orders and lines (here), carts (carts). So a
- * flash sale, or a busy store's checkout, commits once per round, not once per order, and each
- * order is still all or nothing with its own answer. Stock never goes below zero, whatever the
- * concurrency or the number of processes; a cart becomes at most one order.
+ * Placing orders, fast under contention. The orders that arrive while a round of their stores' shard
+ * runs make the next round (plugins/commands.ts): one transaction, whatever their stores, their
+ * products and whether they come from a cart or a product list. The round locks its carts with
+ * their lines, then its products (each in (store, id) order), decides each store's orders in
+ * arrival order against that store's locked stock (pricing's StockLedger), and writes the accepted
+ * ones with a few set-based statements over all its stores, each module its own: stock (catalog),
+ * orders and lines (here), carts (carts). So a flash sale, a busy store's checkout or a thousand
+ * quiet stores' orders commit once per round, not once per order or per store, and each order is
+ * still all or nothing with its own answer. Stock never goes below zero, whatever the concurrency
+ * or the number of processes; a cart becomes at most one order.
  */
 import { randomUUID } from 'node:crypto';
-import { CLIENT_LOCK_CLASS, lockClients, type Executor } from '../../db/client.js';
+import { CLIENT_LOCK_CLASS, lockStoresClients, type Executor } from '../../db/client.js';
 import type { ProductSnapshot } from '../../db/schema.js';
 import { AppError } from '../../lib/app-error.js';
 import type { Outcome } from '../../lib/keyed-batcher.js';
-import type { RoundJob } from '../../plugins/commands.js';
-import { findAddresses, type AddressRow } from '../addresses/index.js';
-import { assertCartPending, completeCarts, lockCartsForOrders } from '../carts/index.js';
-import { lockSellableProducts, productFieldsView, recordStockCrossing, takeStock } from '../catalog/index.js';
-import { discountsForRound, countUses } from '../discounts/index.js';
-import { holdsOf } from '../holds/index.js';
+import type { RoundJob, StoreJobs } from '../../plugins/commands.js';
+import { findStoresAddresses, type AddressRow } from '../addresses/index.js';
+import { assertCartPending, completeStoresCarts, lockStoresCartsForOrders, type OrderableCart } from '../carts/index.js';
+import { lockStoresSellableProducts, productFieldsView, recordStockCrossing, takeStoresStock, type SellableProduct } from '../catalog/index.js';
+import { countStoresUses, discountsForStoresRound, type RoundDiscounts } from '../discounts/index.js';
+import { holdsOfStores } from '../holds/index.js';
 import { assertWithinLimits, checkoutTotals, discountEligible, isCountryCode, DiscountLedger, linePrice, orderRefusalError, StockLedger, sumLines, totals } from '../pricing/index.js';
-import { takeOrderNumbers } from '../stores/index.js';
 import { decideOrderDiscount, discountWanted } from './discount.js';
-import { decideOrderShipping, roundCheckout } from './shipping.js';
+import { decideOrderShipping, storesRoundCheckout, type RoundCheckout } from './shipping.js';
 import * as repo from './repository.js';
 import type { CreateOrderBody, OrderView } from './schemas.js';
 import { orderView } from './views.js';
@@ -84,26 +84,108 @@ export function orderRequestOf(customerId: string, body: CreateOrderBody, caller
 
 /** Decides and writes one round of a store's orders: one outcome per request, in arrival order. */
 export async function placeOrders(tx: Executor, store: string, jobs: Array<RoundJob<OrderRequest>>, policy: OrderPolicy): Promise<Array<Outcome<Placed>>> {
-  const requests = jobs.map((j) => j.job);
+  return (await placeStoresOrders(tx, [{ store, jobs }], policy))[0]!;
+}
+
+/** What a round reads of one of its stores, under the round's locks. */
+interface StoreReads {
+  store: string;
+  requests: OrderRequest[];
+  /** The client addresses whose unpaid orders are counted (none without UNPAID_ORDERS_PER_CLIENT). */
+  counted: string[];
+  unpaid: Map<string, number>;
+  carts: Map<string, OrderableCart>;
+  addresses: Map<string, AddressRow>;
+  products: Map<string, SellableProduct>;
+  now: Date;
+  stock: StockLedger;
+  discounts: RoundDiscounts;
+  checkout: RoundCheckout;
+}
+
+const cartIdsOf = (requests: OrderRequest[]) => [...new Set(requests.flatMap((r) => (r.cartId ? [r.cartId] : [])))];
+const linesFrom = (carts: Map<string, OrderableCart>) => (r: OrderRequest) => (r.cartId ? (carts.get(r.cartId)?.lines ?? new Map<string, number>()) : r.lines);
+
+/**
+ * Decides and writes a round of orders of one store or several (the stores sorted): each read and
+ * each write is one statement over all the round's stores, its row locks in (store, id) order, kind
+ * by kind (carts, then products, then codes), as every round takes them; each store's orders are
+ * still decided on their own, against their store's rows only. One list of outcomes per store.
+ */
+export async function placeStoresOrders(tx: Executor, stores: Array<StoreJobs<OrderRequest>>, policy: OrderPolicy): Promise<Array<Array<Outcome<Placed>>>> {
+  const rounds = stores.map(({ store, jobs }) => {
+    const requests = jobs.map((j) => j.job);
+    const counted = policy.unpaidPerClient > 0 ? [...new Set(requests.flatMap((r) => (r.client === null ? [] : [r.client])))] : [];
+    return { store, requests, counted };
+  });
   // What each client address has unpaid, under its advisory lock (first, before any row lock), so the
   // count holds across processes until the round commits.
-  const counted = policy.unpaidPerClient > 0 ? [...new Set(requests.flatMap((r) => (r.client === null ? [] : [r.client])))] : [];
-  await lockClients(tx, CLIENT_LOCK_CLASS.unpaidOrders, store, counted);
-  const unpaid = await repo.unpaidByClients(tx, store, counted);
-  const carts = await lockCartsForOrders(tx, store, [...new Set(requests.flatMap((r) => (r.cartId ? [r.cartId] : [])))]);
-  const linesOf = (r: OrderRequest) => (r.cartId ? (carts.get(r.cartId)?.lines ?? new Map<string, number>()) : r.lines);
+  const clients = rounds.map((r) => ({ store: r.store, clients: r.counted }));
+  await lockStoresClients(tx, CLIENT_LOCK_CLASS.unpaidOrders, clients);
+  const unpaid = await repo.unpaidByStoresClients(tx, clients);
+  const carts = await lockStoresCartsForOrders(tx, rounds.map((r) => ({ store: r.store, ids: cartIdsOf(r.requests) })));
+  const cartsOf = (store: string) => carts.get(store) ?? new Map<string, OrderableCart>();
   // Addresses are never changed through the API and a deleted one stays deleted: no lock needed.
-  const addresses = await findAddresses(tx, store, [...new Set(requests.map((r) => r.addressId))]);
-  const { products, now } = await lockSellableProducts(tx, store, [...new Set(requests.flatMap((r) => [...linesOf(r).keys()]))]);
+  const addresses = await findStoresAddresses(tx, rounds.map((r) => ({ store: r.store, ids: [...new Set(r.requests.map((q) => q.addressId))] })));
+  const addressesOf = (store: string) => addresses.get(store) ?? new Map<string, AddressRow>();
+  const { products, now } = await lockStoresSellableProducts(tx, rounds.map((r) => ({ store: r.store, ids: [...new Set(r.requests.flatMap((q) => [...linesFrom(cartsOf(r.store))(q).keys()]))] })));
+  const productsOf = (store: string) => products.get(store) ?? new Map<string, SellableProduct>();
   // Units under other carts' unexpired holds are not for these orders; a held cart's own are (holds module).
-  const stock = new StockLedger(products, await holdsOf(tx, store, [...products.keys()], [...carts.keys()]));
+  const held = await holdsOfStores(tx, rounds.map((r) => ({ store: r.store, productIds: [...productsOf(r.store).keys()], cartIds: [...cartsOf(r.store).keys()] })));
   // Codes after the products (their locks come last): read, and locked when limited or once per customer.
-  const discounts = await discountsForRound(tx, store, discountWanted(requests, (r) => carts.get(r.cartId!)?.discountId ?? null, linesOf));
+  const discounts = await discountsForStoresRound(tx, rounds.map((r) => {
+    const storeCarts = cartsOf(r.store);
+    return { store: r.store, wanted: discountWanted(r.requests, (q) => storeCarts.get(q.cartId!)?.discountId ?? null, linesFrom(storeCarts)) };
+  }));
+  const checkouts = await storesRoundCheckout(tx, rounds.map((r) => ({ store: r.store, countries: [...addressesOf(r.store).values()].map((a) => a.country) })));
+  const decided = rounds.map((r) =>
+    decideOrders({
+      ...r, unpaid: unpaid.get(r.store) ?? new Map(), carts: cartsOf(r.store), addresses: addressesOf(r.store), products: productsOf(r.store), now,
+      stock: new StockLedger(productsOf(r.store), held.get(r.store) ?? []), discounts: discounts.get(r.store)!, checkout: checkouts.get(r.store)!,
+    }, policy),
+  );
+  const orders = decided.flatMap((d) => d.accepted.map((a) => ({ ...a.row, store: d.reads.store })));
+  // None accepted: every outcome is a refusal.
+  if (orders.length === 0) return decided.map((d) => d.outcomes as Array<Outcome<Placed>>);
+  const takes = decided.flatMap((d) => d.reads.stock.taken().map((t) => ({ ...t, store: d.reads.store })));
+  // Cannot happen while the rows are locked; the guards are what make overselling impossible regardless.
+  if ((await takeStoresStock(tx, takes)) !== takes.length) throw new AppError('SERVICE_UNAVAILABLE', 'the stock changed under a lock; retry');
+  // Numbered as they are written, each store's in arrival order, with no row lock.
+  const numbers = await repo.insertStoresOrders(tx, orders, decided.flatMap((d) => d.accepted.flatMap((a) => a.snapshots.map((l) => ({ ...l, store: d.reads.store })))));
+  const placed = decided.map(({ reads, accepted, outcomes }) => {
+    const views = accepted.map((a) => ({
+      view: orderView({ ...a.row, store: reads.store, number: numbers.get(a.row.id)!, status: 'CREATED', updatedAt: null, deletedAt: null }, a.snapshots, a.address, [], [], []),
+      job: a.job,
+    }));
+    return { reads, views, outcomes: outcomes.map((o): Outcome<Placed> => (o.ok ? { ok: true, value: { order: views[o.value]!.view } } : o)) };
+  });
+  await completeStoresCarts(tx, orders.flatMap((o) => (o.cartId ? [{ store: o.store, id: o.cartId, customerId: o.customerId, addressId: o.addressId, held: cartsOf(o.store).get(o.cartId)!.held }] : [])));
+  // Last, so an unlimited code's row is locked only from here to the commit.
+  await countStoresUses(tx, decided.flatMap((d) => d.usage.used().map((u) => ({ ...u, store: d.reads.store }))));
+  for (const [s, { views, reads }] of placed.entries()) {
+    for (const { view, job } of views) {
+      const { record } = stores[s]!.jobs[job]!;
+      record('order.created', { order: view });
+      // Each line shows the stock left right after its order: 0 means this order took the last unit.
+      for (const line of view.products) if (line.quantity === 0) await recordStockCrossing(tx, record, reads.store, line.id, line.order.quantity, 0);
+    }
+  }
+  return placed.map((p) => p.outcomes);
+}
+
+type Accepted = { row: Omit<repo.NewOrder, 'number'>; snapshots: repo.NewOrderLine[]; address: AddressRow; job: number };
+
+/**
+ * Decides a store's orders of a round in arrival order, against what the round read of that store:
+ * the accepted ones take their stock and codes in the store's ledgers; a refused one takes nothing.
+ */
+function decideOrders(reads: StoreReads, policy: OrderPolicy): { reads: StoreReads; accepted: Accepted[]; outcomes: Array<Outcome<number>>; usage: DiscountLedger } {
+  const { requests, counted, unpaid, carts, addresses, products, now, stock, discounts, checkout } = reads;
+  const linesOf = linesFrom(carts);
   const usage = new DiscountLedger(discounts.usedBy);
-  const checkout = await roundCheckout(tx, store, [...addresses.values()].map((a) => a.country));
   const ordered = new Set<string>();
-  const accepted: Array<{ row: Omit<repo.NewOrder, 'number'>; snapshots: Parameters<typeof repo.insertOrders>[3]; address: AddressRow; job: number }> = [];
-  const decided = requests.map((request, job): Outcome<number> => {
+  const accepted: Accepted[] = [];
+  const outcomes = requests.map((request, job): Outcome<number> => {
     try {
       if (request.cartId) {
         const cart = carts.get(request.cartId);
@@ -164,27 +246,7 @@ export async function placeOrders(tx: Executor, store: string, jobs: Array<Round
       return { ok: false, error };
     }
   });
-  // Numbers for the accepted orders, in arrival order, with one statement and no row lock.
-  const numbers = await takeOrderNumbers(tx, store, accepted.length);
-  const orders = accepted.map((a, i) => ({ ...a.row, number: numbers[i]! }));
-  const lines = accepted.flatMap((a) => a.snapshots);
-  const placed = accepted.map((a, i) => ({ view: orderView({ ...orders[i]!, store, status: 'CREATED', updatedAt: null, deletedAt: null }, a.snapshots, a.address, [], [], []), job: a.job }));
-  const outcomes = decided.map((o): Outcome<Placed> => (o.ok ? { ok: true, value: { order: placed[o.value]!.view } } : o));
-  if (orders.length === 0) return outcomes;
-  const takes = stock.taken();
-  // Cannot happen while the rows are locked; the guards are what make overselling impossible regardless.
-  if ((await takeStock(tx, store, takes)) !== takes.length) throw new AppError('SERVICE_UNAVAILABLE', 'the stock changed under a lock; retry');
-  await repo.insertOrders(tx, store, orders, lines);
-  await completeCarts(tx, store, orders.flatMap((o) => (o.cartId ? [{ id: o.cartId, customerId: o.customerId, addressId: o.addressId, held: carts.get(o.cartId)!.held }] : [])));
-  // Last, so an unlimited code's row is locked only from here to the commit.
-  await countUses(tx, store, usage.used());
-  for (const { view, job } of placed) {
-    const { record } = jobs[job]!;
-    record('order.created', { order: view });
-    // Each line shows the stock left right after its order: 0 means this order took the last unit.
-    for (const line of view.products) if (line.quantity === 0) await recordStockCrossing(tx, record, store, line.id, line.order.quantity, 0);
-  }
-  return outcomes;
+  return { reads, accepted, outcomes, usage };
 }
 
 /**

@@ -1,8 +1,12 @@
 /** Order SQL: orders and their lines (the products as ordered). Stock is the catalog's, carts the carts module's. */
 import { sql } from 'drizzle-orm';
-import { jsonb, queryRows, valueList, type Executor } from '../../db/client.js';
+import { jsonb, queryRows, storeKeysMatch, valueList, type Executor } from '../../db/client.js';
 import type { DiscountSnapshot, ProductSnapshot, ShippingSnapshot, TaxLineSnapshot } from '../../db/schema.js';
 import { toIso } from '../../lib/time.js';
+import type { ShippingRule, TaxRateRule } from '../pricing/index.js';
+import { shippingRulesJson } from '../shipping/index.js';
+import { nextOrderNumber, pricingSettingsJson, type PricingSettings } from '../stores/index.js';
+import { taxRatesJson } from '../taxes/index.js';
 import type { OrderStatus } from './schemas.js';
 
 export interface OrderRow {
@@ -49,42 +53,84 @@ const orderColumns = sql.raw(
     `created_at as "createdAt", updated_at as "updatedAt", deleted_at as "deletedAt"`,
 );
 
-/** The orders of a round, with their lines (the products as ordered), in one statement. */
-export async function insertOrders(
+/** A line as a round writes it: the product as ordered. */
+export type NewOrderLine = { orderId: string; quantity: number; unitPrice: number; linePrice: number; product: ProductSnapshot };
+
+/**
+ * The orders of a round of one store or several, with their lines (the products as ordered), in one
+ * statement that also numbers them: each store's new numbers (stores module), increasing in the
+ * orders' arrival order. Answers each order's number by id.
+ */
+export async function insertStoresOrders(
   tx: Executor,
-  store: string,
-  orders: NewOrder[],
-  lines: Array<{ orderId: string; quantity: number; unitPrice: number; linePrice: number; product: ProductSnapshot }>,
-): Promise<void> {
-  await tx.execute(
-    sql`with new_orders as (
+  orders: Array<Omit<NewOrder, 'number'> & { store: string }>,
+  lines: Array<NewOrderLine & { store: string }>,
+): Promise<Map<string, number>> {
+  if (orders.length === 0) return new Map();
+  const arrival = new Map<string, number>();
+  const ranked = orders.map((o) => {
+    const rank = (arrival.get(o.store) ?? 0) + 1;
+    arrival.set(o.store, rank);
+    return { ...o, rank, createdAt: toIso(o.createdAt) };
+  });
+  const rows = await queryRows<{ id: string; number: number }>(
+    tx,
+    sql`with o as (
+          select * from jsonb_to_recordset(${jsonb(ranked)})
+            as o(store text, rank int, id uuid, "customerId" uuid, "addressId" uuid, "cartId" uuid, price bigint, "originalPrice" bigint,
+                 "discountId" uuid, discount jsonb, "discountTotal" bigint, email text, "clientAddress" text, currency text, "pricesIncludeTax" boolean,
+                 shipping jsonb, "shippingTotal" bigint, "taxLines" jsonb, "taxTotal" bigint, "createdAt" timestamptz)),
+        taken as (select w.store, ${nextOrderNumber(sql`w.store`)} as n from (select store, count(*)::int as c from o group by store) w, generate_series(1, w.c)),
+        numbers as (select store, n, row_number() over (partition by store order by n) as rank from taken),
+        new_orders as (
           insert into orders (store, id, customer_id, address_id, cart_id, price, original_price, discount_id, discount, discount_total,
                               number, email, client_address, currency, prices_include_tax, shipping, shipping_total, tax_lines, tax_total, created_at)
-          select ${store}, o.id, o."customerId", o."addressId", o."cartId", o.price, o."originalPrice", o."discountId", o.discount, o."discountTotal",
-                 o.number, o.email, o."clientAddress", o.currency, o."pricesIncludeTax", o.shipping, o."shippingTotal", o."taxLines", o."taxTotal", o."createdAt"
-          from jsonb_to_recordset(${jsonb(orders.map((o) => ({ ...o, createdAt: toIso(o.createdAt) })))})
-            as o(id uuid, "customerId" uuid, "addressId" uuid, "cartId" uuid, price bigint, "originalPrice" bigint,
-                 "discountId" uuid, discount jsonb, "discountTotal" bigint, number int, email text, "clientAddress" text, currency text, "pricesIncludeTax" boolean,
-                 shipping jsonb, "shippingTotal" bigint, "taxLines" jsonb, "taxTotal" bigint, "createdAt" timestamptz))
-        insert into order_lines (store, order_id, product_id, quantity, unit_price, line_price, product)
-        select ${store}, l."orderId", (l.product->>'id')::uuid, l.quantity, l."unitPrice", l."linePrice", l.product
-        from jsonb_to_recordset(${jsonb(lines)}) as l("orderId" uuid, quantity int, "unitPrice" int, "linePrice" bigint, product jsonb)`,
+          select o.store, o.id, o."customerId", o."addressId", o."cartId", o.price, o."originalPrice", o."discountId", o.discount, o."discountTotal",
+                 x.n, o.email, o."clientAddress", o.currency, o."pricesIncludeTax", o.shipping, o."shippingTotal", o."taxLines", o."taxTotal", o."createdAt"
+          from o join numbers x on x.store = o.store and x.rank = o.rank
+          returning id, number),
+        new_lines as (
+          insert into order_lines (store, order_id, product_id, quantity, unit_price, line_price, product)
+          select l.store, l."orderId", (l.product->>'id')::uuid, l.quantity, l."unitPrice", l."linePrice", l.product
+          from jsonb_to_recordset(${jsonb(lines)}) as l(store text, "orderId" uuid, quantity int, "unitPrice" int, "linePrice" bigint, product jsonb))
+        select id::text as id, number from new_orders`,
+  );
+  return new Map(rows.map((r) => [r.id, Number(r.number)]));
+}
+
+/**
+ * What the orders of a round of several stores are priced with, in one statement: each store's
+ * settings, shipping options and the rates of its countries (upper-case codes), each read by its
+ * own module's expression.
+ */
+export async function checkoutOfStores(
+  tx: Executor,
+  stores: Array<{ store: string; countries: string[] }>,
+): Promise<Array<{ store: string; settings: PricingSettings | null; options: ShippingRule[]; rates: TaxRateRule[] }>> {
+  const store = sql`w.store`;
+  return queryRows(
+    tx,
+    sql`select w.store, ${pricingSettingsJson(store)} as settings, ${shippingRulesJson(store)} as options, ${taxRatesJson(store, sql`w.countries`)} as rates
+        from jsonb_to_recordset(${jsonb(stores)}) as w(store text, countries jsonb)`,
   );
 }
 
 /**
- * The unpaid (CREATED) orders each of some client addresses placed with public credentials, and
- * when the oldest was placed (UNPAID_ORDERS_PER_CLIENT). Counted by status, so a payment or a
- * cancellation frees the place by itself; read under the clients' advisory locks.
+ * The unpaid (CREATED) orders each of some client addresses of some stores placed with public
+ * credentials (UNPAID_ORDERS_PER_CLIENT), in one statement: by store, then by client. Counted by
+ * status, so a payment or a cancellation frees the place by itself; read under the clients' advisory locks.
  */
-export async function unpaidByClients(db: Executor, store: string, clients: string[]): Promise<Map<string, number>> {
-  if (clients.length === 0) return new Map();
-  const rows = await queryRows<{ client: string; n: number }>(
+export async function unpaidByStoresClients(db: Executor, stores: Array<{ store: string; clients: string[] }>): Promise<Map<string, Map<string, number>>> {
+  const keys = stores.flatMap(({ store, clients }) => clients.map((key) => ({ store, key })));
+  if (keys.length === 0) return new Map();
+  const rows = await queryRows<{ store: string; client: string; n: number }>(
     db,
-    sql`select client_address as client, count(*)::int as n from orders
-        where store = ${store} and client_address in (${valueList(clients)}) and status = 'CREATED' and deleted_at is null group by client_address`,
+    sql`select o.store, o.client_address as client, count(*)::int as n from orders o
+        where ${storeKeysMatch('o', 'client_address', keys)} and o.status = 'CREATED' and o.deleted_at is null group by o.store, o.client_address`,
   );
-  return new Map(rows.map((r) => [r.client, r.n]));
+  const byStore = new Map<string, Map<string, number>>();
+  for (const r of rows) byStore.set(r.store, (byStore.get(r.store) ?? new Map<string, number>()).set(r.client, r.n));
+  return byStore;
 }
 
 export interface OrderFilter {

@@ -5,7 +5,7 @@ import { registerCommand } from '../../plugins/commands.js';
 import { CustomerParams, errorResponses } from '../../lib/http-schemas.js';
 import * as S from './schemas.js';
 import * as orders from './service.js';
-import { assertOneSource, orderRequestOf, placeOrders } from './checkout.js';
+import { assertOneSource, orderRequestOf, placeOrders, placeStoresOrders } from './checkout.js';
 
 const tags = ['orders'];
 
@@ -26,6 +26,7 @@ const orderRoutes: FastifyPluginAsyncTypebox = async (app) => {
     preValidation: async (request) => assertOneSource(request.body),
     prepare: ({ params, body, principal, client }) => orderRequestOf(params.customer, body, { guest: principal?.kind === 'customer' && principal.guest, client }),
     runRound: (tx, store, jobs) => placeOrders(tx, store, jobs, policy),
+    runStores: (tx, stores) => placeStoresOrders(tx, stores, policy),
   });
   app.get(
     '/v1/:customer/orders',

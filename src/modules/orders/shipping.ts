@@ -6,9 +6,10 @@
 import type { Executor } from '../../db/client.js';
 import { AppError } from '../../lib/app-error.js';
 import { shippingApplies, type ShippingRule, type TaxRateRule } from '../pricing/index.js';
-import { shippingRules } from '../shipping/index.js';
-import { pricingSettings, type PricingSettings } from '../stores/index.js';
-import { ratesForCountries } from '../taxes/index.js';
+import { shippingRulesOf } from '../shipping/index.js';
+import { pricingSettingsOf, type PricingSettings } from '../stores/index.js';
+import { taxedCountries } from '../taxes/index.js';
+import { checkoutOfStores } from './repository.js';
 
 export interface RoundCheckout {
   settings: PricingSettings;
@@ -18,12 +19,16 @@ export interface RoundCheckout {
   rates: readonly TaxRateRule[];
 }
 
-/** Reads what a round's orders are priced with, for orders to these countries. */
-export async function roundCheckout(tx: Executor, store: string, countries: Iterable<string>): Promise<RoundCheckout> {
-  const settings = await pricingSettings(tx, store);
-  const options = await shippingRules(tx, store);
-  const rates = await ratesForCountries(tx, store, countries);
-  return { settings, options, shippingRequired: [...options.values()].some((o) => o.active), rates };
+/**
+ * Reads what a round's orders are priced with, for orders to these countries of each of its stores:
+ * one statement for them all (each module's part of it is that module's expression), by store.
+ */
+export async function storesRoundCheckout(tx: Executor, stores: Array<{ store: string; countries: Iterable<string> }>): Promise<Map<string, RoundCheckout>> {
+  const rows = await checkoutOfStores(tx, stores.map(({ store, countries }) => ({ store, countries: taxedCountries(countries) })));
+  return new Map(rows.map((row) => {
+    const options = shippingRulesOf(row.options);
+    return [row.store, { settings: pricingSettingsOf(row.settings), options, shippingRequired: [...options.values()].some((o) => o.active), rates: row.rates }];
+  }));
 }
 
 /**

@@ -1,5 +1,5 @@
 /** Shipping option SQL. */
-import { sql } from 'drizzle-orm';
+import { sql, type SQL } from 'drizzle-orm';
 import { arrayOf, jsonb, queryRows, type Executor } from '../../db/client.js';
 
 export interface ShippingOptionRow {
@@ -77,3 +77,12 @@ export async function allShippingOptionsOfStores(db: Executor, stores: string[])
 export async function allShippingOptions(db: Executor, store: string): Promise<ShippingOptionRow[]> {
   return rows(db, sql`select ${columns} from shipping_options where store = ${store} and deleted_at is null order by created_at, id`);
 }
+
+/**
+ * Every non-deleted option of the store a column names, as a jsonb array of the fields a checkout
+ * decides with (in `allShippingOptions` order): for a statement that reads them beside other things.
+ */
+export const shippingRulesJson = (store: SQL): SQL =>
+  sql`(select coalesce(jsonb_agg(jsonb_build_object('id', o.id, 'name', o.name, 'price', o.price, 'countries', o.countries, 'freeAbove', o.free_above,
+        'minSubtotal', o.min_subtotal, 'active', o.active) order by o.created_at, o.id), '[]'::jsonb)
+      from shipping_options o where o.store = ${store} and o.deleted_at is null)`;

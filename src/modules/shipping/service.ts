@@ -59,6 +59,8 @@ export async function shippingRulesOfStores(db: Executor, stores: string[]): Pro
   for (const { store, ...option } of await repo.allShippingOptionsOfStores(db, stores)) rules.get(store)?.set(option.id, option);
   return rules;
 }
+/** The options `shippingRulesJson` read, by id. */
+export const shippingRulesOf = (options: ShippingRule[]): Map<string, ShippingRule> => new Map(options.map((o) => [o.id, o]));
 
 /** One option that is not deleted, or undefined. */
 export async function shippingRule(db: Executor, store: string, id: string): Promise<ShippingRule | undefined> {

@@ -5,6 +5,6 @@ export {
 } from './service.js';
 export { catalogVersionOf, createCatalogVersion, holdsVersionOf, markCatalogChanged, markCatalogsChanged, markHoldsChanged, versionSequence } from './catalog-version.js';
 export { secretsEqual, TOKEN_KINDS, ISSUABLE_TOKEN_KINDS, TOKEN_KIND_NAMES, type IssuableTokenKind, type TokenKind } from './tokens.js';
-export { countStores, findStore, listStoreSlugs, purgeDeadCustomerTokens, type TokenRow } from './repository.js';
-export { createOrderNumbers, takeOrderNumbers } from './order-numbers.js';
-export { getStoreSettings, paymentProvidersOf, pricingSettings, pricingSettingsOfStores, type PricingSettings } from './settings.js';
+export { countStores, findStore, listStoreSlugs, pricingSettingsJson, purgeDeadCustomerTokens, type TokenRow } from './repository.js';
+export { createOrderNumbers, nextOrderNumber } from './order-numbers.js';
+export { getStoreSettings, paymentProvidersOf, pricingSettings, pricingSettingsOf, pricingSettingsOfStores, type PricingSettings } from './settings.js';

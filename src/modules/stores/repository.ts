@@ -1,4 +1,4 @@
-import { and, eq, gt, isNull, ne, or, sql } from 'drizzle-orm';
+import { and, eq, gt, isNull, ne, or, sql, type SQL } from 'drizzle-orm';
 import { arrayOf, queryRows, type Database, type Executor } from '../../db/client.js';
 import { stores, tokens } from '../../db/schema.js';
 import type { TokenKind } from './tokens.js';
@@ -149,6 +149,12 @@ export async function findStoresSettings(db: Executor, slugs: string[]): Promise
   if (slugs.length === 0) return [];
   return queryRows<StoreSettingsRow>(db, sql`select ${settingsColumns} from stores where slug = any(${arrayOf(slugs, 'text')})`);
 }
+/**
+ * The pricing settings of the store a column names, as a jsonb expression (`{ currency,
+ * pricesIncludeTax }`, null for no store): for a statement that reads them beside other things.
+ */
+export const pricingSettingsJson = (store: SQL): SQL =>
+  sql`(select jsonb_build_object('currency', s.currency, 'pricesIncludeTax', s.prices_include_tax) from stores s where s.slug = ${store})`;
 
 /** Changes the given settings (undefined: unchanged); answers the store as it is after. */
 export async function updateStoreSettings(db: Executor, store: string, change: Partial<Omit<StoreSettingsRow, 'slug'>>): Promise<StoreSettingsRow | undefined> {

@@ -1,5 +1,5 @@
 /** Tax rate SQL. */
-import { sql } from 'drizzle-orm';
+import { sql, type SQL } from 'drizzle-orm';
 import { queryRows, storeKeys, valueList, type Executor } from '../../db/client.js';
 
 export interface TaxRateRow {
@@ -69,3 +69,12 @@ export async function ratesOfCountries(db: Executor, store: string, countries: s
   if (countries.length === 0) return [];
   return queryRows<TaxRateRow>(db, sql`select ${columns} from tax_rates where store = ${store} and country in (${valueList(countries)}) order by id`);
 }
+
+/**
+ * Every rate of the store a column names in the countries a jsonb array names (upper-case codes), as
+ * a jsonb array of the fields pricing decides with (id order): for a statement that reads them beside
+ * other things.
+ */
+export const taxRatesJson = (store: SQL, countries: SQL): SQL =>
+  sql`(select coalesce(jsonb_agg(jsonb_build_object('country', t.country, 'region', t.region, 'category', t.category, 'rate', t.rate, 'name', t.name) order by t.id), '[]'::jsonb)
+      from tax_rates t where t.store = ${store} and t.country in (select jsonb_array_elements_text(${countries})))`;

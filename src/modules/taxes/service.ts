@@ -66,6 +66,8 @@ export async function ratesForCountriesOfStores(db: Executor, wanted: Array<{ st
 
 /** The rates that may apply at these destination countries (codes of any case; others match nothing). */
 export async function ratesForCountries(db: Executor, store: string, countries: Iterable<string>): Promise<TaxRateRule[]> {
-  const codes = [...new Set([...countries].filter(isCountryCode).map((c) => c.toUpperCase()))];
-  return repo.ratesOfCountries(db, store, codes);
+  return repo.ratesOfCountries(db, store, taxedCountries(countries));
 }
+
+/** The codes rates are looked up by (`taxRatesJson` too): country codes only, upper-case, once each. */
+export const taxedCountries = (countries: Iterable<string>): string[] => [...new Set([...countries].filter(isCountryCode).map((c) => c.toUpperCase()))];
