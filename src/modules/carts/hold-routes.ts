@@ -2,7 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import { registerCommand } from '../../plugins/commands.js';
 import * as S from './schemas.js';
-import { holdCarts, releaseHold } from './holds.js';
+import { holdCarts, holdCartsOfStores, releaseHold } from './holds.js';
 
 const tags = ['carts'];
 
@@ -20,6 +20,7 @@ export function registerHoldCommands(app: FastifyInstance): void {
     // Its answers mark HOLDS_CHANGED: only the catalog answers showing the held products change.
     prepare: ({ params, client }) => ({ cartId: params.id.toLowerCase(), client }),
     runRound: (tx, store, jobs) => holdCarts(tx, store, jobs.map((j) => j.job), policy),
+    runStores: (tx, stores) => holdCartsOfStores(tx, stores.map((s) => ({ store: s.store, requests: s.jobs.map((j) => j.job) })), policy),
   });
   registerCommand(app, {
     method: 'DELETE', url: '/v1/carts/:id/hold', operationId: 'releaseCartHold', tags, summary: "End a cart's checkout hold",

@@ -8,19 +8,19 @@
  * released. Taking or ending one changes the catalog answers that show its products only
  * (HOLDS_CHANGED; the holds module notes the products in the same transaction).
  */
-import { CLIENT_LOCK_CLASS, lockClients, type Executor } from '../../db/client.js';
+import { CLIENT_LOCK_CLASS, lockStoresClients, type Executor } from '../../db/client.js';
 import { HOLDS_CHANGED } from '../../plugins/commands.js';
 import { AppError } from '../../lib/app-error.js';
 import type { Outcome } from '../../lib/keyed-batcher.js';
 import { asDate } from '../../lib/time.js';
-import { findSellableProducts, lockSellableProducts, type SellableProduct } from '../catalog/index.js';
-import { endHolds, holdsOf, lessHeld, replaceHolds } from '../holds/index.js';
-import { assertWithinLimits, orderRefusalError, StockLedger } from '../pricing/index.js';
+import { findSellableProducts, lockStoresSellableProducts, type SellableProduct } from '../catalog/index.js';
+import { endHolds, holdsOfStores, lessHeld, replaceHoldsOfStores } from '../holds/index.js';
+import { assertWithinLimits, orderRefusalError, StockLedger, type DiscountRule } from '../pricing/index.js';
 import * as repo from './repository.js';
 import type { CartView } from './schemas.js';
 import { assertCartPending } from './state.js';
-import { cartRules, priced, pricedView, viewOf } from './answers.js';
-import { cartCheckout } from './checkout.js';
+import { cartRulesOfStores, priced, pricedView, viewOf } from './answers.js';
+import { cartCheckouts, type CartCheckout } from './checkout.js';
 
 type Changed = { cart: CartView };
 
@@ -59,14 +59,57 @@ export interface HoldPolicy {
  * left. A held cart is checked and renewed; a hold renewed up to its cap is 409 HOLD_LIMIT_REACHED.
  */
 export async function holdCarts(tx: Executor, store: string, requests: HoldRequest[], policy: HoldPolicy): Promise<Array<Outcome<Changed>>> {
-  const counted = policy.perClient > 0 ? [...new Set(requests.flatMap((r) => (r.client === null ? [] : [r.client])))] : [];
-  await lockClients(tx, CLIENT_LOCK_CLASS.holds, store, counted);
-  const heldBy = await repo.heldByClients(tx, store, counted);
-  const carts = await repo.lockCarts(tx, store, [...new Set(requests.map((r) => r.cartId))]);
-  const { products, now } = await lockSellableProducts(tx, store, [...new Set([...carts.values()].flatMap((c) => c.lines.map((l) => l.productId)))]);
-  const stock = new StockLedger(products, await holdsOf(tx, store, [...products.keys()], [...carts.keys()]));
-  const rules = await cartRules(tx, store, [...carts.values()].map((c) => ({ discountId: c.cart.discountId, productIds: c.lines.map((l) => l.productId) })));
-  const checkout = await cartCheckout(tx, store, [...carts.values()].map((c) => c.cart));
+  return (await holdCartsOfStores(tx, [{ store, requests }], policy))[0]!;
+}
+
+/**
+ * `holdCarts` for a round of several stores, with the statements of one: each kind of lock taken
+ * for every store before the next kind (the clients, then the carts, then the products, each in
+ * (store, id) order), the order that rounds of orders and of carts keep too, so no two rounds wait
+ * on each other in a cycle. Each store's holds are decided against its own rows, as one store's are.
+ */
+export async function holdCartsOfStores(tx: Executor, stores: Array<{ store: string; requests: HoldRequest[] }>, policy: HoldPolicy): Promise<Array<Array<Outcome<Changed>>>> {
+  const counted = stores.map(({ store, requests }) => ({
+    store, clients: policy.perClient > 0 ? [...new Set(requests.flatMap((r) => (r.client === null ? [] : [r.client])))] : [],
+  }));
+  await lockStoresClients(tx, CLIENT_LOCK_CLASS.holds, counted);
+  const heldBy = await repo.heldByClientsOfStores(tx, counted);
+  const carts = await repo.lockCartsOfStores(tx, stores.map(({ store, requests }) => ({ store, ids: [...new Set(requests.map((r) => r.cartId))] })));
+  const cartsOf = (store: string) => [...carts.get(store)!.values()];
+  const { products, now } = await lockStoresSellableProducts(tx, stores.map(({ store }) => ({ store, ids: [...new Set(cartsOf(store).flatMap((c) => c.lines.map((l) => l.productId)))] })));
+  const productsOf = (store: string) => products.get(store) ?? new Map<string, SellableProduct>();
+  const holds = await holdsOfStores(tx, stores.map(({ store }) => ({ store, productIds: [...productsOf(store).keys()], cartIds: [...carts.get(store)!.keys()] })));
+  const rules = await cartRulesOfStores(tx, stores.map(({ store }) => ({ store, carts: cartsOf(store).map((c) => ({ discountId: c.cart.discountId, productIds: c.lines.map((l) => l.productId) })) })));
+  const checkouts = await cartCheckouts(tx, stores.map(({ store }) => ({ store, carts: cartsOf(store).map((c) => c.cart) })));
+  const written: Array<{ store: string; cartId: string; lines: repo.StoredLine[]; until: Date; startedAt: Date; client: string | null }> = [];
+  const outcomes = stores.map(({ store, requests }) => {
+    const decided = decideHolds(requests, {
+      carts: carts.get(store)!, products: productsOf(store), stock: new StockLedger(productsOf(store), holds.get(store)!), heldBy: heldBy.get(store)!,
+      rules: rules.get(store)!, checkout: checkouts.get(store)!, now, policy,
+    });
+    for (const [cartId, h] of decided.held) written.push({ store, cartId, ...h });
+    return decided.outcomes;
+  });
+  await replaceHoldsOfStores(tx, written.flatMap((h) => h.lines.map((l) => ({ store: h.store, cartId: h.cartId, productId: l.productId, quantity: l.quantity, until: h.until }))));
+  await repo.recordHoldsOfStores(tx, written.map((h) => ({ store: h.store, cartId: h.cartId, until: h.until, startedAt: h.startedAt, client: h.client })));
+  return outcomes;
+}
+
+/** What one store's holds of a round are decided against: its rows, locked and read for the round. */
+interface HoldRound {
+  carts: Map<string, repo.LockedCart>;
+  products: ReadonlyMap<string, SellableProduct>;
+  stock: StockLedger;
+  heldBy: Map<string, Map<string, Date>>;
+  rules: Map<string, DiscountRule>;
+  checkout: CartCheckout;
+  now: Date;
+  policy: HoldPolicy;
+}
+
+/** One store's holds, in arrival order, each against what the earlier ones left: the outcomes and the holds to write. */
+function decideHolds(requests: HoldRequest[], round: HoldRound) {
+  const { carts, products, stock, heldBy, rules, checkout, now, policy } = round;
   const held = new Map<string, { lines: repo.StoredLine[]; until: Date; startedAt: Date; client: string | null }>();
   const outcomes = requests.map(({ cartId, client }): Outcome<Changed> => {
     try {
@@ -91,14 +134,7 @@ export async function holdCarts(tx: Executor, store: string, requests: HoldReque
       return { ok: false, error };
     }
   });
-  // Holds of one round share an end unless some reached their cap: one statement per distinct end.
-  const byEnd = new Map<number, Array<[string, repo.StoredLine[]]>>();
-  for (const [cartId, h] of held) byEnd.set(h.until.getTime(), [...(byEnd.get(h.until.getTime()) ?? []), [cartId, h.lines]]);
-  for (const [until, carts] of byEnd) {
-    await replaceHolds(tx, store, carts.flatMap(([cartId, lines]) => lines.map((l) => ({ cartId, productId: l.productId, quantity: l.quantity }))), new Date(until));
-  }
-  await repo.recordHolds(tx, store, [...held].map(([cartId, h]) => ({ cartId, until: h.until, startedAt: h.startedAt, client: h.client })));
-  return outcomes;
+  return { outcomes, held };
 }
 
 /**

@@ -219,12 +219,17 @@ export async function endHold(tx: Executor, store: string, cartIds: string[]): P
  * cart never expires while it holds units.
  */
 export async function recordHolds(tx: Executor, store: string, holds: Array<{ cartId: string; until: Date; startedAt: Date; client: string | null }>): Promise<void> {
+  await recordHoldsOfStores(tx, holds.map((h) => ({ ...h, store })));
+}
+
+/** `recordHolds` for carts of several stores (a round of many), in one statement. */
+export async function recordHoldsOfStores(tx: Executor, holds: Array<{ store: string; cartId: string; until: Date; startedAt: Date; client: string | null }>): Promise<void> {
   if (holds.length === 0) return;
-  const rows = holds.map((h) => ({ id: h.cartId, until: toIso(h.until), started: toIso(h.startedAt), client: h.client }));
+  const rows = holds.map((h) => ({ store: h.store, id: h.cartId, until: toIso(h.until), started: toIso(h.startedAt), client: h.client }));
   await tx.execute(
-    sql`update carts c set held_until = x.until, hold_started_at = x.started, hold_client = x.client, expires_at = greatest(c.expires_at, x.until)
-        from jsonb_to_recordset(${jsonb(rows)}) as x(id uuid, until timestamptz, started timestamptz, client text)
-        where c.store = ${store} and c.id = x.id`,
+    sql`with x as (select * from jsonb_to_recordset(${jsonb(rows)}) as x(store text, id uuid, until timestamptz, started timestamptz, client text))
+        update carts c set held_until = x.until, hold_started_at = x.started, hold_client = x.client, expires_at = greatest(c.expires_at, x.until)
+        from x where c.store = any(array(select store from x)) and c.id = any(array(select id from x)) and c.store = x.store and c.id = x.id`,
   );
 }
 
@@ -253,13 +258,19 @@ export async function setShipping(
  * (HOLDS_PER_CLIENT; read under the clients' advisory locks, so the count holds across processes).
  */
 export async function heldByClients(db: Executor, store: string, clients: string[]): Promise<Map<string, Map<string, Date>>> {
-  const held = new Map<string, Map<string, Date>>(clients.map((c) => [c, new Map()]));
-  if (clients.length === 0) return held;
-  const rows = await queryRows<{ client: string; id: string; until: Date }>(
+  return (await heldByClientsOfStores(db, [{ store, clients }])).get(store)!;
+}
+
+/** `heldByClients` for the clients of several stores (a round of many), in one statement: by store. */
+export async function heldByClientsOfStores(db: Executor, stores: Array<{ store: string; clients: string[] }>): Promise<Map<string, Map<string, Map<string, Date>>>> {
+  const held = new Map(stores.map(({ store, clients }) => [store, new Map<string, Map<string, Date>>(clients.map((c) => [c, new Map()]))]));
+  const keys = stores.flatMap(({ store, clients }) => clients.map((id) => ({ store, id })));
+  if (keys.length === 0) return held;
+  const rows = await queryRows<{ store: string; client: string; id: string; until: Date }>(
     db,
-    sql`select hold_client as client, id, held_until as until from carts
-        where store = ${store} and hold_client in (${valueList(clients)}) and held_until > now() and status = 'PENDING' and deleted_at is null`,
+    sql`select store, hold_client as client, id, held_until as until from carts
+        where (store, hold_client) in (${storeKeys(keys, 'text')}) and held_until > now() and status = 'PENDING' and deleted_at is null`,
   );
-  for (const row of rows) held.get(row.client)?.set(row.id, asDate(row.until));
+  for (const row of rows) held.get(row.store)?.get(row.client)?.set(row.id, asDate(row.until));
   return held;
 }

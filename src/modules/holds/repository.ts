@@ -71,14 +71,14 @@ export function availableQuantity(alias = 'p'): SQL {
 
 /**
  * Notes, in the changing transaction, the products whose held units a statement changed (its CTE
- * `changed`, a column `product_id`): catalog answers that show them are refreshed once the store's
- * holds version is bumped (modules/stores/catalog-version.ts). Rows are taken in product order, so
+ * `changed`, columns `store` and `product_id`): catalog answers that show them are refreshed once the
+ * store's holds version is bumped (modules/stores/catalog-version.ts). Rows are taken in (store,
+ * product) order, so
  * two transactions noting the same products never wait for each other in a cycle; every caller
  * notes as the last write of its transaction's hold work.
  */
-const noteChanged = (store: string) =>
-  sql`insert into catalog_hold_marks (store, product_id)
-      select ${store}::text, product_id from (select distinct product_id from changed) c order by product_id
+const noteChanged = sql`insert into catalog_hold_marks (store, product_id)
+      select store, product_id from (select distinct store, product_id from changed) c order by store, product_id
       on conflict (store, product_id) do update set xid = excluded.xid`;
 
 /**
@@ -86,26 +86,37 @@ const noteChanged = (store: string) =>
  * `until`, noting the products whose held units changed (a renewal of the same units changes none).
  */
 export async function replaceHolds(tx: Executor, store: string, lines: Held[], until: Date): Promise<void> {
+  await replaceHoldsOfStores(tx, lines.map((l) => ({ store, cartId: l.cartId!, productId: l.productId, quantity: l.quantity, until })));
+}
+
+/**
+ * `replaceHolds` for carts of several stores (a round of many), each line with its own end, in one
+ * statement; the products noted in (store, product) order, as `endHoldsOfStores` notes them.
+ */
+export async function replaceHoldsOfStores(tx: Executor, lines: Array<{ store: string; cartId: string; productId: string; quantity: number; until: Date }>): Promise<void> {
   if (lines.length === 0) return;
   // The delete touches only rows the insert does not: a statement may not change a row twice. Every
-  // part reads the rows as they were before the statement.
+  // part reads the rows as they were before the statement. Rows are found by `= any(array(...))`
+  // (the index), then matched exactly: joined with the record set alone, they are scanned.
   await tx.execute(
-    sql`with new as (select * from jsonb_to_recordset(${jsonb(lines)}) as x("cartId" uuid, "productId" uuid, quantity int)),
+    sql`with new as (select * from jsonb_to_recordset(${jsonb(lines.map((l) => ({ ...l, until: toIso(l.until) })))})
+                       as x(store text, "cartId" uuid, "productId" uuid, quantity int, until timestamptz)),
         gone as (
-          delete from cart_holds h where h.store = ${store} and h.cart_id = any(array(select distinct "cartId" from new))
-            and not exists (select 1 from new n where n."cartId" = h.cart_id and n."productId" = h.product_id)
-          returning h.product_id, h.until),
+          delete from cart_holds h where h.store = any(array(select distinct store from new)) and h.cart_id = any(array(select distinct "cartId" from new))
+            and exists (select 1 from new n where n.store = h.store and n."cartId" = h.cart_id)
+            and not exists (select 1 from new n where n.store = h.store and n."cartId" = h.cart_id and n."productId" = h.product_id)
+          returning h.store, h.product_id, h.until),
         held as (
           insert into cart_holds (store, cart_id, product_id, quantity, until)
-          select ${store}, n."cartId", n."productId", n.quantity, ${toIso(until)} from new n
+          select n.store, n."cartId", n."productId", n.quantity, n.until from new n
           on conflict (store, cart_id, product_id) do update set quantity = excluded.quantity, until = excluded.until),
         changed as (
-          select product_id from gone where until > now()
+          select store, product_id from gone where until > now()
           union
-          select n."productId" from new n where not exists (
-            select 1 from cart_holds h where h.store = ${store} and h.cart_id = n."cartId" and h.product_id = n."productId"
+          select n.store, n."productId" from new n where not exists (
+            select 1 from cart_holds h where h.store = n.store and h.cart_id = n."cartId" and h.product_id = n."productId"
               and h.quantity = n.quantity and h.until > now()))
-        ${noteChanged(store)}`,
+        ${noteChanged}`,
   );
 }
 
@@ -118,10 +129,9 @@ export async function endHolds(tx: Executor, store: string, cartIds: string[]): 
 export async function endHoldsOfStores(tx: Executor, carts: Array<{ store: string; id: string }>): Promise<void> {
   if (carts.length === 0) return;
   await tx.execute(
-    sql`with gone as (delete from cart_holds where (store, cart_id) in (${storeKeys(carts)}) returning store, product_id, until)
-        insert into catalog_hold_marks (store, product_id)
-        select store, product_id from (select distinct store, product_id from gone where until > now()) c order by store, product_id
-        on conflict (store, product_id) do update set xid = excluded.xid`,
+    sql`with gone as (delete from cart_holds where (store, cart_id) in (${storeKeys(carts)}) returning store, product_id, until),
+        changed as (select store, product_id from gone where until > now())
+        ${noteChanged}`,
   );
 }
 
