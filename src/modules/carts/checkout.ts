@@ -5,15 +5,15 @@
  */
 import type { Executor } from '../../db/client.js';
 import { checkoutTotals, discountEligible, linePrice, type AppliedDiscount, type CheckoutTotals, type DiscountRule, type ShippingRule, type TaxRateRule } from '../pricing/index.js';
-import { shippingRulesOfStores } from '../shipping/index.js';
-import { pricingSettingsOfStores, type PricingSettings } from '../stores/index.js';
-import { ratesForCountriesOfStores } from '../taxes/index.js';
-import type { CartRow } from './repository.js';
+import { shippingRulesOf } from '../shipping/index.js';
+import { pricingSettingsOf, type PricingSettings } from '../stores/index.js';
+import { taxedCountries } from '../taxes/index.js';
+import { checkoutOfStores, type CartRow } from './repository.js';
 import type { PricedLine } from './views.js';
 
 export interface CartCheckout {
   settings: PricingSettings;
-  /** The options the carts chose (not deleted), by id. */
+  /** The store's options (not deleted), by id. */
   options: ReadonlyMap<string, ShippingRule>;
   /** The rates of the carts' destination countries. */
   rates: readonly TaxRateRule[];
@@ -27,24 +27,24 @@ export interface CartDiscount {
 
 export const NO_DISCOUNT: CartDiscount = { rule: undefined, applied: null };
 
-/** Reads what the answers of these carts need (two small reads when none has chosen shipping). */
+/** Reads what the answers of these carts need. */
 export async function cartCheckout(db: Executor, store: string, carts: ReadonlyArray<Pick<CartRow, 'shippingOptionId' | 'shippingCountry'>>): Promise<CartCheckout> {
   return (await cartCheckouts(db, [{ store, carts }])).get(store)!;
 }
 
-/**
- * The same for the carts of several stores (a round of many), by store: the settings of them all in
- * one statement; the options and rates only of the stores whose carts have chosen shipping.
- */
+/** The same for the carts of several stores (a round of many), by store, in one statement. */
 export async function cartCheckouts(db: Executor, stores: Array<{ store: string; carts: ReadonlyArray<Pick<CartRow, 'shippingOptionId' | 'shippingCountry'>> }>): Promise<Map<string, CartCheckout>> {
-  const settings = await pricingSettingsOfStores(db, stores.map((s) => s.store));
-  const shipped = stores.flatMap(({ store, carts }) => {
-    const countries = carts.flatMap((c) => (c.shippingOptionId === null ? [] : [c.shippingCountry!]));
-    return countries.length === 0 ? [] : [{ store, countries }];
-  });
-  const options = shipped.length === 0 ? new Map<string, Map<string, ShippingRule>>() : await shippingRulesOfStores(db, shipped.map((s) => s.store));
-  const rates = shipped.length === 0 ? new Map<string, TaxRateRule[]>() : await ratesForCountriesOfStores(db, shipped);
-  return new Map(stores.map(({ store }) => [store, { settings: settings.get(store)!, options: options.get(store) ?? new Map(), rates: rates.get(store) ?? [] }]));
+  return checkoutsOfStores(db, stores.map(({ store, carts }) => ({ store, countries: carts.flatMap((c) => (c.shippingOptionId === null ? [] : [c.shippingCountry!])) })));
+}
+
+/**
+ * What carts or orders of these stores are priced with, for destinations in these countries: each
+ * store's settings, its shipping options and the rates of those countries, one statement for them
+ * all (each module's part of it that module's SQL expression), by store.
+ */
+export async function checkoutsOfStores(db: Executor, stores: Array<{ store: string; countries: Iterable<string> }>): Promise<Map<string, CartCheckout>> {
+  const rows = await checkoutOfStores(db, stores.map(({ store, countries }) => ({ store, countries: taxedCountries(countries) })));
+  return new Map(rows.map((row) => [row.store, { settings: pricingSettingsOf(row.settings), options: shippingRulesOf(row.options), rates: row.rates }]));
 }
 
 /** A cart's totals: its discount, its shipping (an option since deleted shows as none) and its taxes for its destination. */

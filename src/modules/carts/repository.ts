@@ -2,6 +2,10 @@
 import { sql } from 'drizzle-orm';
 import { jsonb, queryRows, storeKeys, valueList, type Executor } from '../../db/client.js';
 import { asDate, toIso } from '../../lib/time.js';
+import type { ShippingRule, TaxRateRule } from '../pricing/index.js';
+import { shippingRulesJson } from '../shipping/index.js';
+import { pricingSettingsJson, type PricingSettings } from '../stores/index.js';
+import { taxRatesJson } from '../taxes/index.js';
 import type { CartStatus } from './state.js';
 
 export interface CartRow {
@@ -273,4 +277,21 @@ export async function heldByClientsOfStores(db: Executor, stores: Array<{ store:
   );
   for (const row of rows) held.get(row.store)?.get(row.client)?.set(row.id, asDate(row.until));
   return held;
+}
+
+/**
+ * What the carts or orders of a round of several stores are priced with, in one statement: each
+ * store's settings, shipping options and the rates of its countries (upper-case codes), each read
+ * by its own module's expression.
+ */
+export async function checkoutOfStores(
+  tx: Executor,
+  stores: Array<{ store: string; countries: string[] }>,
+): Promise<Array<{ store: string; settings: PricingSettings | null; options: ShippingRule[]; rates: TaxRateRule[] }>> {
+  const store = sql`w.store`;
+  return queryRows(
+    tx,
+    sql`select w.store, ${pricingSettingsJson(store)} as settings, ${shippingRulesJson(store)} as options, ${taxRatesJson(store, sql`w.countries`)} as rates
+        from jsonb_to_recordset(${jsonb(stores)}) as w(store text, countries jsonb)`,
+  );
 }

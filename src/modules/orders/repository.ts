@@ -3,10 +3,7 @@ import { sql } from 'drizzle-orm';
 import { jsonb, queryRows, storeKeysMatch, valueList, type Executor } from '../../db/client.js';
 import type { DiscountSnapshot, ProductSnapshot, ShippingSnapshot, TaxLineSnapshot } from '../../db/schema.js';
 import { toIso } from '../../lib/time.js';
-import type { ShippingRule, TaxRateRule } from '../pricing/index.js';
-import { shippingRulesJson } from '../shipping/index.js';
-import { nextOrderNumber, pricingSettingsJson, type PricingSettings } from '../stores/index.js';
-import { taxRatesJson } from '../taxes/index.js';
+import { nextOrderNumber } from '../stores/index.js';
 import type { OrderStatus } from './schemas.js';
 
 export interface OrderRow {
@@ -96,23 +93,6 @@ export async function insertStoresOrders(
         select id::text as id, number from new_orders`,
   );
   return new Map(rows.map((r) => [r.id, Number(r.number)]));
-}
-
-/**
- * What the orders of a round of several stores are priced with, in one statement: each store's
- * settings, shipping options and the rates of its countries (upper-case codes), each read by its
- * own module's expression.
- */
-export async function checkoutOfStores(
-  tx: Executor,
-  stores: Array<{ store: string; countries: string[] }>,
-): Promise<Array<{ store: string; settings: PricingSettings | null; options: ShippingRule[]; rates: TaxRateRule[] }>> {
-  const store = sql`w.store`;
-  return queryRows(
-    tx,
-    sql`select w.store, ${pricingSettingsJson(store)} as settings, ${shippingRulesJson(store)} as options, ${taxRatesJson(store, sql`w.countries`)} as rates
-        from jsonb_to_recordset(${jsonb(stores)}) as w(store text, countries jsonb)`,
-  );
 }
 
 /**

@@ -6,10 +6,8 @@
 import type { Executor } from '../../db/client.js';
 import { AppError } from '../../lib/app-error.js';
 import { shippingApplies, type ShippingRule, type TaxRateRule } from '../pricing/index.js';
-import { shippingRulesOf } from '../shipping/index.js';
-import { pricingSettingsOf, type PricingSettings } from '../stores/index.js';
-import { taxedCountries } from '../taxes/index.js';
-import { checkoutOfStores } from './repository.js';
+import { checkoutsOfStores } from '../carts/index.js';
+import type { PricingSettings } from '../stores/index.js';
 
 export interface RoundCheckout {
   settings: PricingSettings;
@@ -24,11 +22,8 @@ export interface RoundCheckout {
  * one statement for them all (each module's part of it is that module's expression), by store.
  */
 export async function storesRoundCheckout(tx: Executor, stores: Array<{ store: string; countries: Iterable<string> }>): Promise<Map<string, RoundCheckout>> {
-  const rows = await checkoutOfStores(tx, stores.map(({ store, countries }) => ({ store, countries: taxedCountries(countries) })));
-  return new Map(rows.map((row) => {
-    const options = shippingRulesOf(row.options);
-    return [row.store, { settings: pricingSettingsOf(row.settings), options, shippingRequired: [...options.values()].some((o) => o.active), rates: row.rates }];
-  }));
+  const checkouts = await checkoutsOfStores(tx, stores);
+  return new Map([...checkouts].map(([store, c]) => [store, { ...c, shippingRequired: [...c.options.values()].some((o) => o.active) }]));
 }
 
 /**

@@ -1,6 +1,6 @@
 /** Shipping option SQL. */
 import { sql, type SQL } from 'drizzle-orm';
-import { arrayOf, jsonb, queryRows, type Executor } from '../../db/client.js';
+import { jsonb, queryRows, type Executor } from '../../db/client.js';
 
 export interface ShippingOptionRow {
   id: string;
@@ -61,16 +61,6 @@ export async function listShippingOptions(db: Executor, store: string, page: { l
 export async function countShippingOptions(db: Executor, store: string): Promise<number> {
   const [row] = await queryRows<{ n: number }>(db, sql`select count(*)::int as n from shipping_options where store = ${store} and deleted_at is null`);
   return row?.n ?? 0;
-}
-
-/** The same for several stores (a round of many), in one statement, each store's in its order. */
-export async function allShippingOptionsOfStores(db: Executor, stores: string[]): Promise<Array<ShippingOptionRow & { store: string }>> {
-  if (stores.length === 0) return [];
-  const found = await queryRows<ShippingOptionRow & { store: string }>(
-    db,
-    sql`select store, ${columns} from shipping_options where store = any(${arrayOf(stores, 'text')}) and deleted_at is null order by store, created_at, id`,
-  );
-  return found.map((r) => ({ ...normalize(r), store: r.store }));
 }
 
 /** Every non-deleted option of the store, active or not (a store has a few). */

@@ -53,12 +53,6 @@ export async function shippingRules(db: Executor, store: string): Promise<Map<st
   return new Map((await repo.allShippingOptions(db, store)).map((o) => [o.id, o]));
 }
 
-/** `shippingRules` of several stores (a round of many), read with one statement; every store given has its map. */
-export async function shippingRulesOfStores(db: Executor, stores: string[]): Promise<Map<string, Map<string, ShippingRule>>> {
-  const rules = new Map(stores.map((store) => [store, new Map<string, ShippingRule>()]));
-  for (const { store, ...option } of await repo.allShippingOptionsOfStores(db, stores)) rules.get(store)?.set(option.id, option);
-  return rules;
-}
 /** The options `shippingRulesJson` read, by id. */
 export const shippingRulesOf = (options: ShippingRule[]): Map<string, ShippingRule> => new Map(options.map((o) => [o.id, o]));
 

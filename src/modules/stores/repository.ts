@@ -1,5 +1,5 @@
 import { and, eq, gt, isNull, ne, or, sql, type SQL } from 'drizzle-orm';
-import { arrayOf, queryRows, type Database, type Executor } from '../../db/client.js';
+import { queryRows, type Database, type Executor } from '../../db/client.js';
 import { stores, tokens } from '../../db/schema.js';
 import type { TokenKind } from './tokens.js';
 import { FreshBatcher } from '../../lib/fresh-batcher.js';
@@ -144,11 +144,6 @@ export async function findStoreSettings(db: Executor, store: string): Promise<St
   return row;
 }
 
-/** The settings of several stores (a round of many), in one statement; a store not found is absent. */
-export async function findStoresSettings(db: Executor, slugs: string[]): Promise<StoreSettingsRow[]> {
-  if (slugs.length === 0) return [];
-  return queryRows<StoreSettingsRow>(db, sql`select ${settingsColumns} from stores where slug = any(${arrayOf(slugs, 'text')})`);
-}
 /**
  * The pricing settings of the store a column names, as a jsonb expression (`{ currency,
  * pricesIncludeTax }`, null for no store): for a statement that reads them beside other things.

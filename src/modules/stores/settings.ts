@@ -85,12 +85,6 @@ export async function pricingSettings(db: Executor, store: string): Promise<Pric
   return pricingSettingsOf((await repo.findStoreSettings(db, store)) ?? null);
 }
 
-/** The same for several stores (a round of many), read with one statement. */
-export async function pricingSettingsOfStores(db: Executor, stores: string[]): Promise<Map<string, PricingSettings>> {
-  const rows = new Map((await repo.findStoresSettings(db, stores)).map((r) => [r.slug, r]));
-  return new Map(stores.map((store) => [store, pricingSettingsOf(rows.get(store) ?? null)]));
-}
-
 /** The settings a store's row (or `pricingSettingsJson`) holds; no store prices in USD, tax added. */
 export function pricingSettingsOf(row: PricingSettings | null): PricingSettings {
   return { currency: row?.currency ?? 'USD', pricesIncludeTax: row?.pricesIncludeTax ?? false };

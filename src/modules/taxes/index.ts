@@ -1,4 +1,4 @@
 /** The taxes module's public interface: the rates a checkout prices with, and the admin writes the CLI uses. */
-export { createTaxRate, listTaxRates, ratesForCountries, ratesForCountriesOfStores, taxedCountries } from './service.js';
+export { createTaxRate, listTaxRates, ratesForCountries, taxedCountries } from './service.js';
 export { taxRatesJson } from './repository.js';
 export type { CreateTaxRateBody } from './schemas.js';

@@ -1,6 +1,6 @@
 /** Tax rate SQL. */
 import { sql, type SQL } from 'drizzle-orm';
-import { queryRows, storeKeys, valueList, type Executor } from '../../db/client.js';
+import { queryRows, valueList, type Executor } from '../../db/client.js';
 
 export interface TaxRateRow {
   id: string;
@@ -55,13 +55,6 @@ export async function listTaxRates(db: Executor, store: string, page: { limit: n
 export async function countTaxRates(db: Executor, store: string): Promise<number> {
   const [row] = await queryRows<{ n: number }>(db, sql`select count(*)::int as n from tax_rates where store = ${store}`);
   return row?.n ?? 0;
-}
-
-/** The same for several stores (a round of many), in one statement: each store's rates of its countries. */
-export async function ratesOfCountriesOfStores(db: Executor, wanted: Array<{ store: string; countries: string[] }>): Promise<Array<TaxRateRow & { store: string }>> {
-  const keys = wanted.flatMap((w) => w.countries.map((country) => ({ store: w.store, id: country })));
-  if (keys.length === 0) return [];
-  return queryRows<TaxRateRow & { store: string }>(db, sql`select store, ${columns} from tax_rates where (store, country) in (${storeKeys(keys, 'text')}) order by store, id`);
 }
 
 /** Every rate of the given countries (upper-case codes). */

@@ -56,14 +56,6 @@ export async function listTaxRates(db: Executor, store: string, query: { limit?:
   return { taxRates: rows.map(view), total };
 }
 
-/** `ratesForCountries` for several stores (a round of many), read with one statement; every store given has its list. */
-export async function ratesForCountriesOfStores(db: Executor, wanted: Array<{ store: string; countries: Iterable<string> }>): Promise<Map<string, TaxRateRule[]>> {
-  const codes = wanted.map(({ store, countries }) => ({ store, countries: [...new Set([...countries].filter(isCountryCode).map((c) => c.toUpperCase()))] }));
-  const rates = new Map(wanted.map(({ store }) => [store, [] as TaxRateRule[]]));
-  for (const { store, ...rate } of await repo.ratesOfCountriesOfStores(db, codes)) rates.get(store)?.push(rate);
-  return rates;
-}
-
 /** The rates that may apply at these destination countries (codes of any case; others match nothing). */
 export async function ratesForCountries(db: Executor, store: string, countries: Iterable<string>): Promise<TaxRateRule[]> {
   return repo.ratesOfCountries(db, store, taxedCountries(countries));
