@@ -9,26 +9,13 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import { queryRows } from '../src/db/client.js';
-import { roundShardCount, roundShardOf } from '../src/plugins/commands.js';
 import { startTestApp, uniqueSlug, type Reply } from './support/app.js';
 import { TEST_DATABASE_URL } from './support/database.js';
 import { orderRequestOf, placeStoresOrders } from '../src/modules/orders/checkout.js';
-import { createProduct, createStore, type TestStore } from './support/factories.js';
+import { createProduct, createStore, storesOfOneShard, type TestStore } from './support/factories.js';
 import { createAddress, createCart, placeOrder, stockOf } from './support/shop.js';
 
 const t = await startTestApp();
-
-/** `count` new stores whose requests join the same rounds (one shard). */
-async function storesOfOneShard(count: number): Promise<TestStore[]> {
-  const shards = roundShardCount(t.config.dbPoolSize);
-  const slugs: string[] = [];
-  const shard = roundShardOf(uniqueSlug('mix'), shards);
-  while (slugs.length < count) {
-    const slug = uniqueSlug('mix');
-    if (roundShardOf(slug, shards) === shard) slugs.push(slug);
-  }
-  return Promise.all(slugs.map((slug) => createStore(t, slug)));
-}
 
 async function admin(store: TestStore, url: string, body: Record<string, unknown>) {
   const r = await t.request('POST', `/api/v1/admin/${url}`, { token: store.admin, body });
@@ -45,7 +32,7 @@ async function eventsOf(store: TestStore) {
 const codesOf = (answers: Reply[]) => answers.map((r) => (r.status === 201 ? 201 : `${r.status} ${r.json.code}`)).sort();
 
 test("a round mixing stores decides each store's orders on its own: numbers, stock, carts, codes, shipping, events and refusals apart", async () => {
-  const [scarce, carts, shipping] = await storesOfOneShard(3);
+  const [scarce, carts, shipping] = await storesOfOneShard(t, 3);
   // scarce: 2 units for 4 orders, and an order to another customer's address.
   const scarceProduct = await createProduct(t, scarce!, { quantity: 2 });
   const scarceShop = await createAddress(t, scarce!);
@@ -124,7 +111,7 @@ test("a round mixing stores decides each store's orders on its own: numbers, sto
 
 // PGlite is one connection: a request's steps before its round wait for the running round, so rounds never combine there.
 test('orders of many stores share rounds: one transaction writes orders of several stores, each with its own stock', { skip: !TEST_DATABASE_URL && 'needs TEST_DATABASE_URL (PostgreSQL): on PGlite rounds do not combine' }, async () => {
-  const stores = await storesOfOneShard(6);
+  const stores = await storesOfOneShard(t, 6);
   const shops = await Promise.all(stores.map(async (store) => ({ store, product: await createProduct(t, store, { quantity: 3 }), ...(await createAddress(t, store)) })));
   // Each store's credential once first (it is cached), so the burst below reaches the rounds at once.
   for (const shop of shops) assert.equal((await t.request('GET', `/api/v1/${shop.customer}/orders`, { token: shop.store.server })).status, 200);

@@ -8,24 +8,11 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sql } from 'drizzle-orm';
 import { queryRows } from '../src/db/client.js';
-import { roundShardCount, roundShardOf } from '../src/plugins/commands.js';
-import { startTestApp, uniqueSlug } from './support/app.js';
-import { createProduct, createStore, type TestStore } from './support/factories.js';
+import { startTestApp } from './support/app.js';
+import { createProduct, storesOfOneShard, type TestStore } from './support/factories.js';
 import { createAddress, placeOrder, stockOf } from './support/shop.js';
 
 const t = await startTestApp();
-
-/** `count` new stores whose requests join the same rounds (one shard). */
-async function storesOfOneShard(count: number): Promise<TestStore[]> {
-  const shards = roundShardCount(t.config.dbPoolSize);
-  const slugs: string[] = [];
-  const shard = roundShardOf(uniqueSlug('mix'), shards);
-  while (slugs.length < count) {
-    const slug = uniqueSlug('mix');
-    if (roundShardOf(slug, shards) === shard) slugs.push(slug);
-  }
-  return Promise.all(slugs.map((slug) => createStore(t, slug)));
-}
 
 async function eventsOf(store: TestStore) {
   const r = await t.request('GET', '/api/v1/admin/events?limit=100', { token: store.admin });
@@ -34,7 +21,7 @@ async function eventsOf(store: TestStore) {
 }
 
 test('a round mixing stores keeps each store its answers, events, idempotency keys and stock', async () => {
-  const [scarce, plenty, third] = await storesOfOneShard(3);
+  const [scarce, plenty, third] = await storesOfOneShard(t, 3);
   const shops = await Promise.all(
     [
       { store: scarce!, stock: 3 },
@@ -73,7 +60,7 @@ test('a round mixing stores keeps each store its answers, events, idempotency ke
 });
 
 test("a request of one store that fails never fails another store's request in the same round", async () => {
-  const [broken, healthy] = await storesOfOneShard(2);
+  const [broken, healthy] = await storesOfOneShard(t, 2);
   const shops = await Promise.all([broken!, healthy!].map(async (store) => ({ store, product: await createProduct(t, store, { quantity: 50 }), ...(await createAddress(t, store)) })));
   // The broken store cannot number its orders: its round work fails with a 5xx, inside the round's transaction.
   await t.database.db.execute(sql.raw(`drop sequence "order_number_${broken!.slug}"`));
@@ -90,7 +77,7 @@ test("a request of one store that fails never fails another store's request in t
 });
 
 test("a cart of one store whose write fails never fails another store's carts in the same round", async () => {
-  const [broken, healthy] = await storesOfOneShard(2);
+  const [broken, healthy] = await storesOfOneShard(t, 2);
   const products = await Promise.all([broken!, healthy!].map((store) => createProduct(t, store, { quantity: 50 })));
   // Carts are written without a transaction, one statement for the round: the broken store's rows
   // fail it, and each store's carts are written again on their own.
@@ -111,7 +98,7 @@ test("a cart of one store whose write fails never fails another store's carts in
 });
 
 test('carts and holds of several stores in mixed rounds: each cart in its own store, each hold on its own stock', async () => {
-  const stores = await storesOfOneShard(3);
+  const stores = await storesOfOneShard(t, 3);
   const products = await Promise.all(stores.map((store) => createProduct(t, store, { quantity: 4 })));
   const created = await Promise.all(
     Array.from({ length: 15 }, (_, i) => t.request('POST', '/api/v1/carts', { token: stores[i % 3]!.storefront, body: { products: [{ id: products[i % 3]!.id, quantity: 1 }] } })),
@@ -148,7 +135,7 @@ async function holdRowsOf(cartId: string) {
 }
 
 test("cart creations and added lines in rounds mixing stores: each store's answers, stock, warnings and refusals its own", async () => {
-  const [a, b, c] = await storesOfOneShard(3);
+  const [a, b, c] = await storesOfOneShard(t, 3);
   // a: 3 units, 2 of them held by a cart of its own; b: at most 3 per order; c: 5 units (1 held) and one product sold out.
   const pa = await createProduct(t, a!, { quantity: 3 });
   const pb = await createProduct(t, b!, { quantity: 50, maxPerOrder: 3 });
@@ -243,7 +230,7 @@ test("cart creations and added lines in rounds mixing stores: each store's answe
 });
 
 test("lines added in rounds mixing stores: each cart priced with its own store's code, shipping, taxes and currency", async () => {
-  const [coded, shipped, euro] = await storesOfOneShard(3);
+  const [coded, shipped, euro] = await storesOfOneShard(t, 3);
   const admin = async (store: TestStore, path: string, body: Record<string, unknown>, method = 'POST') => {
     const r = await t.request(method, `/api/v1/admin/${path}`, { token: store.admin, body });
     assert.ok(r.status === 200 || r.status === 201, r.text);

@@ -1,5 +1,6 @@
 /** Builds test data through the admin API, as a store operator would. */
 import assert from 'node:assert/strict';
+import { roundShardCount, roundShardOf } from '../../src/plugins/commands.js';
 import { ROOT_TOKEN, uniqueSlug, type TestApp } from './app.js';
 
 export interface TestStore {
@@ -9,6 +10,21 @@ export interface TestStore {
   storefront: string;
   /** The shop's back end: every storefront route, for any customer. */
   server: string;
+}
+
+/**
+ * `count` new stores of one shard of rounds: a round command that combines requests per shard
+ * (plugins/commands.ts) puts their requests in the same rounds.
+ */
+export async function storesOfOneShard(t: TestApp, count: number): Promise<TestStore[]> {
+  const shards = roundShardCount(t.config.dbPoolSize);
+  const slugs: string[] = [];
+  const shard = roundShardOf(uniqueSlug('mix'), shards);
+  while (slugs.length < count) {
+    const slug = uniqueSlug('mix');
+    if (roundShardOf(slug, shards) === shard) slugs.push(slug);
+  }
+  return Promise.all(slugs.map((slug) => createStore(t, slug)));
 }
 
 /** A store with its admin and storefront tokens and a server token. */
