@@ -1,6 +1,6 @@
 /**
- * Placing orders, fast under contention. The orders that arrive while a round of their stores' shard
- * runs make the next round (plugins/commands.ts): one transaction, whatever their stores, their
+ * Placing orders, fast under contention. The orders that arrive while a round of orders runs make
+ * the next round (plugins/commands.ts): one transaction, whatever their stores, their
  * products and whether they come from a cart or a product list. The round locks its carts with
  * their lines, then its products (each in (store, id) order), decides each store's orders in
  * arrival order against that store's locked stock (pricing's StockLedger), and writes the accepted

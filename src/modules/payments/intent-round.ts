@@ -5,8 +5,9 @@
  * recorded and the payments found (one statement), their orders locked (in id order), their payments
  * read under those locks, the payments changed, the orders moved to PAID, the orders rendered (their
  * lines, addresses and refunds; the payments are the round's own, and an order CREATED when locked
- * has no fulfilment to read) and the events recorded. Each intent is still decided on its own, in arrival order, against what the
- * intents before it in the round decided: two successes of one order in one round pay it once.
+ * has no fulfilment to read) and the events recorded. Each intent is still decided on its own, in
+ * arrival order, against what the intents before it in the round decided: two successes of one
+ * order in one round pay it once.
  */
 import type { Executor } from '../../db/client.js';
 import type { Outcome } from '../../lib/keyed-batcher.js';
