@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { queryRows, storeKeys, valueList, type Executor } from '../../db/client.js';
+import { queryRows, storeKeys, type Executor } from '../../db/client.js';
 import type { AddressInput } from './schemas.js';
 
 export interface AddressRow {
