@@ -177,17 +177,3 @@ export async function lockStoresClients(tx: Executor, lockClass: number, stores:
     sql`select count(pg_advisory_xact_lock(${lockClass}, k)) from (select distinct hashtext(x) as k from unnest(array[${valueList(keys)}]::text[]) as x order by 1) as keys`,
   );
 }
-
-/**
- * Rows of several stores by key (`alias.store`, `alias.column`), for one statement over a round of
- * several stores: the stores and the keys as index conditions, the exact pairs as a filter, so a key
- * of one store never finds (or locks) a row of another.
- */
-export function storeKeysMatch(alias: string, column: string, keys: Array<{ store: string; key: string }>): SQL {
-  const a = sql.raw(alias);
-  const c = sql.raw(column);
-  const stores = valueList([...new Set(keys.map((k) => k.store))]);
-  const values = valueList([...new Set(keys.map((k) => k.key))]);
-  const pairs = sql.join(keys.map((k) => sql`(${k.store}, ${k.key})`), sql`, `);
-  return sql`${a}.store in (${stores}) and ${a}.${c} in (${values}) and (${a}.store, ${a}.${c}) in (${pairs})`;
-}

@@ -1,6 +1,6 @@
 /** Products as carts and orders need them: their fields, whether they can be sold, and their stock. */
 import { sql } from 'drizzle-orm';
-import { jsonb, queryRows, storeKeys, storeKeysMatch, valueList, type Executor } from '../../db/client.js';
+import { jsonb, queryRows, storeKeys, valueList, type Executor } from '../../db/client.js';
 import { asDate } from '../../lib/time.js';
 import { productColumns, visibleProductText, type ProductRecord } from './visibility.js';
 
@@ -65,12 +65,12 @@ export interface StoresSellableProducts {
  * order of every round whatever its stores, with one statement.
  */
 export async function lockStoresSellableProducts(tx: Executor, stores: Array<{ store: string; ids: string[] }>): Promise<StoresSellableProducts> {
-  const keys = stores.flatMap(({ store, ids }) => [...new Set(ids)].map((key) => ({ store, key })));
+  const keys = stores.flatMap(({ store, ids }) => [...new Set(ids)].map((id) => ({ store, id })));
   if (keys.length === 0) return { products: new Map(), now: (await sellable(tx, '', [], false)).now };
   const rows = await queryRows<SellableProduct & { now: Date }>(
     tx,
     sql`select ${productColumns('p')}, ${sql.raw(visibleProductText('p'))} as visible, now()::timestamptz(3) as now from products p
-        where ${storeKeysMatch('p', 'id', keys)} order by p.store, p.id for no key update of p`,
+        where (p.store, p.id) in (${storeKeys(keys)}) order by p.store, p.id for no key update of p`,
   );
   const now = rows[0] ? asDate(rows[0].now) : (await sellable(tx, '', [], false)).now;
   const products = new Map<string, Map<string, SellableProduct>>();

@@ -1,6 +1,6 @@
 /** Discount SQL: the discounts table, and the reads the rules need (collections' products, customers' uses). */
 import { sql } from 'drizzle-orm';
-import { jsonb, queryRows, storeKeysMatch, valueList, type Executor } from '../../db/client.js';
+import { jsonb, queryRows, storeKeys, valueList, type Executor } from '../../db/client.js';
 import { toIsoOrNull } from '../../lib/time.js';
 import type { DiscountRule } from '../pricing/index.js';
 
@@ -79,7 +79,7 @@ export async function findByCodes(db: Executor, store: string, codes: string[]):
 /** The same for codes of several stores (a round of several), in one statement. */
 export async function findByStoresCodes(db: Executor, codes: Array<{ store: string; key: string }>): Promise<DiscountRow[]> {
   if (codes.length === 0) return [];
-  return rows(db, sql`select ${columns} from discounts d where ${storeKeysMatch('d', 'code', codes)} and d.deleted_at is null`);
+  return rows(db, sql`select ${columns} from discounts d where (d.store, d.code) in (${storeKeys(codes.map((c) => ({ store: c.store, id: c.key })), 'text')}) and d.deleted_at is null`);
 }
 
 /**
@@ -95,7 +95,7 @@ export async function findByIds(db: Executor, store: string, ids: string[], { lo
 export async function findByStoresIds(db: Executor, ids: Array<{ store: string; key: string }>, { lock = false } = {}): Promise<DiscountRow[]> {
   if (ids.length === 0) return [];
   const locking = lock ? sql` order by d.store, d.id for no key update` : sql``;
-  return rows(db, sql`select ${columns} from discounts d where ${storeKeysMatch('d', 'id', ids)}${locking}`);
+  return rows(db, sql`select ${columns} from discounts d where (d.store, d.id) in (${storeKeys(ids.map((i) => ({ store: i.store, id: i.key })))})${locking}`);
 }
 
 /**
@@ -136,14 +136,14 @@ async function whoUsed(db: Executor, stores: Array<{ store: string; discountIds:
   const used = stores.filter((s) => s.discountIds.length > 0 && s.people.length > 0);
   const byStore = new Map<string, string[]>();
   if (used.length === 0) return byStore;
-  const discounts = used.flatMap(({ store, discountIds }) => discountIds.map((key) => ({ store, key })));
+  const discounts = used.flatMap(({ store, discountIds }) => discountIds.map((id) => ({ store, id })));
   const person = by === 'customer' ? sql`o.customer_id` : sql`lower(o.email)`;
   const people = sql.join(used.flatMap(({ store, people: list }) => list.map((p) => sql`(${store}, ${p})`)), sql`, `);
   const key = by === 'customer' ? sql`o.discount_id || ':' || o.customer_id` : sql`o.discount_id || ':email:' || lower(o.email)`;
   const found = await queryRows<{ store: string; key: string }>(
     db,
     sql`select distinct o.store, ${key} as key from orders o
-        where ${storeKeysMatch('o', 'discount_id', discounts)} and (o.store, ${person}) in (${people})
+        where (o.store, o.discount_id) in (${storeKeys(discounts)}) and (o.store, ${person}) in (${people})
           ${by === 'email' ? sql`and o.email is not null` : sql``} and o.status <> 'CANCELLED' and o.deleted_at is null`,
   );
   for (const r of found) byStore.set(r.store, [...(byStore.get(r.store) ?? []), r.key]);

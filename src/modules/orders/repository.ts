@@ -1,6 +1,6 @@
 /** Order SQL: orders and their lines (the products as ordered). Stock is the catalog's, carts the carts module's. */
 import { sql } from 'drizzle-orm';
-import { jsonb, queryRows, storeKeysMatch, valueList, type Executor } from '../../db/client.js';
+import { jsonb, queryRows, storeKeys, valueList, type Executor } from '../../db/client.js';
 import type { DiscountSnapshot, ProductSnapshot, ShippingSnapshot, TaxLineSnapshot } from '../../db/schema.js';
 import { toIso } from '../../lib/time.js';
 import { nextOrderNumber } from '../stores/index.js';
@@ -101,12 +101,12 @@ export async function insertStoresOrders(
  * status, so a payment or a cancellation frees the place by itself; read under the clients' advisory locks.
  */
 export async function unpaidByStoresClients(db: Executor, stores: Array<{ store: string; clients: string[] }>): Promise<Map<string, Map<string, number>>> {
-  const keys = stores.flatMap(({ store, clients }) => clients.map((key) => ({ store, key })));
+  const keys = stores.flatMap(({ store, clients }) => clients.map((id) => ({ store, id })));
   if (keys.length === 0) return new Map();
   const rows = await queryRows<{ store: string; client: string; n: number }>(
     db,
     sql`select o.store, o.client_address as client, count(*)::int as n from orders o
-        where ${storeKeysMatch('o', 'client_address', keys)} and o.status = 'CREATED' and o.deleted_at is null group by o.store, o.client_address`,
+        where (o.store, o.client_address) in (${storeKeys(keys, 'text')}) and o.status = 'CREATED' and o.deleted_at is null group by o.store, o.client_address`,
   );
   const byStore = new Map<string, Map<string, number>>();
   for (const r of rows) byStore.set(r.store, (byStore.get(r.store) ?? new Map<string, number>()).set(r.client, r.n));
