@@ -157,17 +157,10 @@ function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
 export const CLIENT_LOCK_CLASS = { holds: 31_001, unpaidOrders: 31_002 } as const;
 
 /**
- * Takes transaction-level advisory locks on some clients of a store (in the order of their lock
- * keys, so two rounds that name the same clients cannot deadlock): a per-client count read under it stays true until the
- * transaction ends, in every process.
- */
-export async function lockClients(tx: Executor, lockClass: number, store: string, clients: string[]): Promise<void> {
-  await lockStoresClients(tx, lockClass, [{ store, clients }]);
-}
-
-/**
- * The same for the clients of several stores, with one statement: every key in one order (the lock
- * key's), whatever store it belongs to, so rounds of one store and of several never wait in a cycle.
+ * Takes transaction-level advisory locks on some clients of one store or several, with one
+ * statement: a per-client count read under it stays true until the transaction ends, in every
+ * process. Every key in one order (the lock key's), whatever store it belongs to, so rounds of one
+ * store and of several never wait in a cycle.
  */
 export async function lockStoresClients(tx: Executor, lockClass: number, stores: Array<{ store: string; clients: string[] }>): Promise<void> {
   const keys = [...new Set(stores.flatMap(({ store, clients }) => clients.map((client) => `${store}\n${client}`)))];

@@ -58,17 +58,7 @@ const cartColumns = sql.raw(
     `c.shipping_option_id as "shippingOptionId", c.shipping_country as "shippingCountry", c.shipping_region as "shippingRegion"`,
 );
 
-/** New carts with their lines, in one statement; each cart's lines in the order given. */
-export async function insertCarts(
-  tx: Executor,
-  store: string,
-  carts: Array<{ id: string; createdAt: Date; expiresAt: Date }>,
-  lines: Array<[cartId: string, productId: string, quantity: number]>,
-): Promise<void> {
-  await insertCartsOfStores(tx, carts.map((c) => ({ ...c, store })), lines.map((l) => [store, ...l]));
-}
-
-/** The same for the new carts of several stores (a round of many), in one statement. */
+/** New carts of one store or several (a round of many) with their lines, in one statement; each cart's lines in the order given. */
 export async function insertCartsOfStores(
   tx: Executor,
   carts: Array<{ store: string; id: string; createdAt: Date; expiresAt: Date }>,

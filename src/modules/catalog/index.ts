@@ -1,5 +1,5 @@
 /** The catalog module's public interface: products as carts and orders see them, their stock, and their schemas. */
-export { findSellableProducts, findSellableProductsOfStores, lockSellableProducts, lockStoresSellableProducts, takeStock, takeStoresStock, returnStock, type SellableProduct, type SellableProducts, type StoresSellableProducts } from './stock-repository.js';
+export { findSellableProducts, findSellableProductsOfStores, lockStoresSellableProducts, takeStoresStock, returnStock, type SellableProduct, type SellableProducts, type StoresSellableProducts } from './stock-repository.js';
 export { recordStockCrossing } from './admin-service.js';
 export { productFieldsView } from './views.js';
 export { productFields } from './schemas.js';

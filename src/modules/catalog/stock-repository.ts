@@ -1,6 +1,6 @@
 /** Products as carts and orders need them: their fields, whether they can be sold, and their stock. */
 import { sql } from 'drizzle-orm';
-import { jsonb, queryRows, storeKeys, valueList, type Executor } from '../../db/client.js';
+import { jsonb, queryRows, storeKeys, type Executor } from '../../db/client.js';
 import { asDate } from '../../lib/time.js';
 import { productColumns, visibleProductText, type ProductRecord } from './visibility.js';
 
@@ -13,25 +13,17 @@ export interface SellableProducts {
   now: Date;
 }
 
-async function sellable(db: Executor, store: string, ids: string[], lock: boolean): Promise<SellableProducts> {
-  if (ids.length === 0) {
-    const [row] = await queryRows<{ now: Date }>(db, sql`select now()::timestamptz(3) as now`);
-    return { products: new Map(), now: asDate(row!.now) };
-  }
-  // In ascending id order (a fixed order, so concurrent orders cannot deadlock); `no key update`
-  // leaves foreign-key checks unblocked.
-  const locking = lock ? sql` order by p.id for no key update of p` : sql``;
-  const rows = await queryRows<SellableProduct & { now: Date }>(
-    db,
-    sql`select ${productColumns('p')}, ${sql.raw(visibleProductText('p'))} as visible, now()::timestamptz(3) as now from products p
-        where p.store = ${store} and p.id in (${valueList(ids)})${locking}`,
-  );
-  const now = rows[0] ? asDate(rows[0].now) : (await sellable(db, store, [], false)).now;
-  return { products: new Map(rows.map(({ now: _, ...p }) => [p.id, p])), now };
+/** The transaction's time at the API's precision, for a round that found no product. */
+async function transactionTime(db: Executor): Promise<Date> {
+  const [row] = await queryRows<{ now: Date }>(db, sql`select now()::timestamptz(3) as now`);
+  return asDate(row!.now);
 }
 
 /** The products among `ids` as of now. */
-export const findSellableProducts = (db: Executor, store: string, ids: string[]) => sellable(db, store, ids, false);
+export async function findSellableProducts(db: Executor, store: string, ids: string[]): Promise<SellableProducts> {
+  const { products, now } = await findSellableProductsOfStores(db, [{ store, ids }]);
+  return { products: products.get(store)!, now };
+}
 
 /**
  * The products among each store's `ids` as of now, for a round of several stores in one statement;
@@ -40,19 +32,16 @@ export const findSellableProducts = (db: Executor, store: string, ids: string[])
 export async function findSellableProductsOfStores(db: Executor, wanted: Array<{ store: string; ids: string[] }>): Promise<{ products: Map<string, Map<string, SellableProduct>>; now: Date }> {
   const products = new Map(wanted.map((w) => [w.store, new Map<string, SellableProduct>()]));
   const keys = wanted.flatMap((w) => w.ids.map((id) => ({ store: w.store, id })));
-  if (keys.length === 0) return { products, now: (await sellable(db, '', [], false)).now };
+  if (keys.length === 0) return { products, now: await transactionTime(db) };
   const rows = await queryRows<SellableProduct & { now: Date }>(
     db,
     sql`select ${productColumns('p')}, ${sql.raw(visibleProductText('p'))} as visible, now()::timestamptz(3) as now from products p
         where (p.store, p.id) in (${storeKeys(keys)})`,
   );
   for (const { now: _, ...p } of rows) products.get(p.store)?.set(p.id, p);
-  const now = rows[0] ? asDate(rows[0].now) : (await sellable(db, '', [], false)).now;
+  const now = rows[0] ? asDate(rows[0].now) : await transactionTime(db);
   return { products, now };
 }
-
-/** The same, locked for the rest of the transaction, in id order. */
-export const lockSellableProducts = (tx: Executor, store: string, ids: string[]) => sellable(tx, store, [...ids].sort(), true);
 
 /** Products of several stores (a round of several), by store. */
 export interface StoresSellableProducts {
@@ -62,33 +51,28 @@ export interface StoresSellableProducts {
 
 /**
  * Products of several stores, locked for the rest of the transaction in (store, id) order, the one
- * order of every round whatever its stores, with one statement.
+ * order of every round whatever its stores, with one statement (`no key update`: foreign-key
+ * checks are not blocked).
  */
 export async function lockStoresSellableProducts(tx: Executor, stores: Array<{ store: string; ids: string[] }>): Promise<StoresSellableProducts> {
   const keys = stores.flatMap(({ store, ids }) => [...new Set(ids)].map((id) => ({ store, id })));
-  if (keys.length === 0) return { products: new Map(), now: (await sellable(tx, '', [], false)).now };
+  if (keys.length === 0) return { products: new Map(), now: await transactionTime(tx) };
   const rows = await queryRows<SellableProduct & { now: Date }>(
     tx,
     sql`select ${productColumns('p')}, ${sql.raw(visibleProductText('p'))} as visible, now()::timestamptz(3) as now from products p
         where (p.store, p.id) in (${storeKeys(keys)}) order by p.store, p.id for no key update of p`,
   );
-  const now = rows[0] ? asDate(rows[0].now) : (await sellable(tx, '', [], false)).now;
+  const now = rows[0] ? asDate(rows[0].now) : await transactionTime(tx);
   const products = new Map<string, Map<string, SellableProduct>>();
   for (const { now: _, ...p } of rows) products.set(p.store, (products.get(p.store) ?? new Map<string, SellableProduct>()).set(p.id, p));
   return { products, now };
 }
 
 /**
- * Takes units of locked products, one guarded statement for them all (never below zero). Answers
- * how many products it changed, for the caller to check against what it expected.
- */
-export async function takeStock(tx: Executor, store: string, takes: Array<{ id: string; taken: number }>): Promise<number> {
-  return takeStoresStock(tx, takes.map((t) => ({ ...t, store })));
-}
-
-/**
- * The same for products of several stores. It finds its rows by `= any(array(...))`: a join with a
- * JSON record set alone is planned as a scan of the whole table (the planner guesses 100 rows for the set).
+ * Takes units of locked products of one store or several, one guarded statement for them all
+ * (never below zero). Answers how many products it changed, for the caller to check against what
+ * it expected. It finds its rows by `= any(array(...))`: a join with a JSON record set alone is
+ * planned as a scan of the whole table (the planner guesses 100 rows for the set).
  */
 export async function takeStoresStock(tx: Executor, takes: Array<{ store: string; id: string; taken: number }>): Promise<number> {
   if (takes.length === 0) return 0;

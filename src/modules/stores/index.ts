@@ -7,4 +7,4 @@ export { catalogVersionOf, createCatalogVersion, holdsVersionOf, markCatalogChan
 export { secretsEqual, TOKEN_KINDS, ISSUABLE_TOKEN_KINDS, TOKEN_KIND_NAMES, type IssuableTokenKind, type TokenKind } from './tokens.js';
 export { countStores, findStore, listStoreSlugs, pricingSettingsJson, purgeDeadCustomerTokens, type TokenRow } from './repository.js';
 export { createOrderNumbers, nextOrderNumber } from './order-numbers.js';
-export { getStoreSettings, paymentProvidersOf, pricingSettings, pricingSettingsOf, type PricingSettings } from './settings.js';
+export { getStoreSettings, paymentProvidersOf, pricingSettingsOf, type PricingSettings } from './settings.js';

@@ -80,11 +80,6 @@ export async function updateStoreSettings(db: Executor, store: string, body: Upd
   return { store: await settingsView(db, row) };
 }
 
-/** The currency and tax setting that carts and orders price with. */
-export async function pricingSettings(db: Executor, store: string): Promise<PricingSettings> {
-  return pricingSettingsOf((await repo.findStoreSettings(db, store)) ?? null);
-}
-
 /** The settings a store's row (or `pricingSettingsJson`) holds; no store prices in USD, tax added. */
 export function pricingSettingsOf(row: PricingSettings | null): PricingSettings {
   return { currency: row?.currency ?? 'USD', pricesIncludeTax: row?.pricesIncludeTax ?? false };
