@@ -1,5 +1,5 @@
 /** The carts module's public interface: what orders need of carts, and the line schemas orders share. */
-export { lockCartsForOrders, lockStoresCartsForOrders, completeCarts, completeStoresCarts, type OrderableCart } from './service.js';
+export { lockStoresCartsForOrders, completeStoresCarts, type OrderableCart } from './service.js';
 export { assertCartPending } from './state.js';
 export { checkoutsOfStores } from './checkout.js';
 export { expireCarts } from './expiry-job.js';

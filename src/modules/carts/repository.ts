@@ -172,14 +172,9 @@ export async function removeLine(tx: Executor, store: string, cartId: string, pr
 }
 
 /**
- * Marks locked PENDING carts COMPLETED with the order's customer and address, in one statement;
- * answers how many it changed (guarded by the state it expects).
+ * Marks locked PENDING carts of one store or several COMPLETED with each order's customer and
+ * address, in one statement; answers how many it changed (guarded by the state it expects).
  */
-export async function completeCarts(tx: Executor, store: string, carts: Array<{ id: string; customerId: string; addressId: string }>): Promise<number> {
-  return completeStoresCarts(tx, carts.map((c) => ({ ...c, store })));
-}
-
-/** The same for carts of several stores, in one statement. */
 export async function completeStoresCarts(tx: Executor, carts: Array<{ store: string; id: string; customerId: string; addressId: string }>): Promise<number> {
   if (carts.length === 0) return 0;
   const rows = await queryRows<{ n: number }>(

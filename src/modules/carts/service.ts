@@ -12,7 +12,7 @@ import { AppError } from '../../lib/app-error.js';
 import type { Outcome } from '../../lib/keyed-batcher.js';
 import { findSellableProducts, findSellableProductsOfStores, type SellableProduct } from '../catalog/index.js';
 import { assertWithinLimits, lineRefusalError, quantityLimitError, quantityLimitRefusals, StockLedger, type DiscountRule, type LineRefusal } from '../pricing/index.js';
-import { endHolds, endHoldsOfStores, holdsOf, holdsOfStores } from '../holds/index.js';
+import { endHoldsOfStores, holdsOf, holdsOfStores } from '../holds/index.js';
 import * as repo from './repository.js';
 import { endHoldsOfChanged, endingHold, shownBy, shownProducts } from './holds.js';
 import type { CartView, LineRequest, Warning } from './schemas.js';
@@ -260,12 +260,7 @@ export interface OrderableCart {
   shippingOptionId: string | null;
 }
 
-/** Locks the carts of a round of orders (id order) and reads their lines under the lock. */
-export async function lockCartsForOrders(tx: Executor, store: string, ids: string[]): Promise<Map<string, OrderableCart>> {
-  return (await lockStoresCartsForOrders(tx, [{ store, ids }])).get(store) ?? new Map();
-}
-
-/** The same for a round of orders of several stores, locked in (store, id) order: by store, then by id. */
+/** Locks the carts of a round of orders of one store or several, in (store, id) order, and reads their lines under the lock. */
 export async function lockStoresCartsForOrders(tx: Executor, stores: Array<{ store: string; ids: string[] }>): Promise<Map<string, Map<string, OrderableCart>>> {
   const locked = await repo.lockCartsOfStores(tx, stores);
   const orderable = (c: repo.LockedCart): OrderableCart => ({
@@ -276,13 +271,9 @@ export async function lockStoresCartsForOrders(tx: Executor, stores: Array<{ sto
 
 /**
  * Marks ordered carts COMPLETED with the order's customer and address (carts locked by
- * `lockCartsForOrders`); their holds end (`held`: the cart has hold rows to delete).
+ * `lockStoresCartsForOrders`), one statement for them all; their holds end (`held`: the cart has
+ * hold rows to delete), one more.
  */
-export async function completeCarts(tx: Executor, store: string, carts: Array<{ id: string; customerId: string; addressId: string; held?: boolean }>): Promise<void> {
-  await completeStoresCarts(tx, carts.map((c) => ({ ...c, store })));
-}
-
-/** The same for the carts of a round of several stores, one statement for them all (and one more for their holds). */
 export async function completeStoresCarts(tx: Executor, carts: Array<{ store: string; id: string; customerId: string; addressId: string; held?: boolean }>): Promise<void> {
   const done = carts.map(({ store, id, customerId, addressId }) => ({ store, id, customerId, addressId }));
   if ((await repo.completeStoresCarts(tx, done)) !== carts.length) throw new AppError('CART_NOT_PENDING', 'a cart is no longer PENDING');

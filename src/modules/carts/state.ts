@@ -1,6 +1,6 @@
 /**
  * Cart states. PENDING is the only state that takes changes; it moves to COMPLETED when an order
- * is made from it (`completeCarts`, guarded by `status = 'PENDING'`) or to EXPIRED after
+ * is made from it (`completeStoresCarts`, guarded by `status = 'PENDING'`) or to EXPIRED after
  * CART_TTL_SECONDS without a change (sliding: every change moves `expires_at`). A PENDING row
  * whose `expires_at` has passed already reads as EXPIRED (the repository's column list says so)
  * before the periodic job marks it. COMPLETED and EXPIRED are final.
