@@ -139,6 +139,62 @@ export function storeKeys(keys: Array<{ store: string; id: string }>, idType: 'u
   return sql`select * from unnest(${arrayOf(keys.map((k) => k.store), 'text')}, ${arrayOf(keys.map((k) => k.id), idType)})`;
 }
 
+/**
+ * Statements a module builds over its own tables, for a caller to send in one round trip with
+ * statements of other modules (`together`). Inside a transaction each round trip is a wait on the
+ * database with its locks held, so a command whose next steps do not depend on each other sends
+ * them as one. Each statement's rows come back as JSON (timestamps as strings, bigints as numbers),
+ * which the module's `decode` turns into its rows.
+ */
+export interface Part<T> {
+  queries: SQL[];
+  decode: (results: Array<Array<Record<string, unknown>>>) => T;
+}
+
+/** One statement and how its rows are read; a statement of nothing (no ids) is `nothing`. */
+export function part<T>(query: SQL, decode: (rows: Array<Record<string, unknown>>) => T): Part<T> {
+  return { queries: [query], decode: ([rows]) => decode(rows!) };
+}
+
+/** No statement at all: answers `value` (the rows of an empty id list). */
+export function nothing<T>(value: T): Part<T> {
+  return { queries: [], decode: () => value };
+}
+
+/** A part whose value is `f` of the other's. */
+export function mapped<T, U>(p: Part<T>, f: (value: T) => U): Part<U> {
+  return { queries: p.queries, decode: (results) => f(p.decode(results)) };
+}
+
+/** Several parts as one, answering each part's value in turn. */
+export function parts<T extends readonly unknown[]>(list: { [K in keyof T]: Part<T[K]> }): Part<T> {
+  const all = list as readonly Part<unknown>[];
+  return {
+    queries: all.flatMap((p) => p.queries),
+    decode: (results) => {
+      let at = 0;
+      return all.map((p) => p.decode(results.slice(at, (at += p.queries.length)))) as unknown as T;
+    },
+  };
+}
+
+/**
+ * Sends a part's statements as one: each a materialized CTE, answered as a JSON array in its own
+ * rows' order. They run on one snapshot and none sees another's changes, so only statements that do
+ * not depend on each other go together (two updates of different tables, reads of rows the
+ * transaction already holds locked).
+ */
+export async function together<T>(db: Executor, p: Part<T>): Promise<T> {
+  if (p.queries.length === 0) return p.decode([]);
+  const ctes = p.queries.map((query, i) => sql`${sql.raw(`s${i}`)} as materialized (${query})`);
+  const answers = p.queries.map((_, i) => sql.raw(`(select coalesce(json_agg(s${i}), '[]'::json) from s${i}) as s${i}`));
+  const [row] = await queryRows<Record<string, unknown>>(db, sql`with ${sql.join(ctes, sql`, `)} select ${sql.join(answers, sql`, `)}`);
+  return p.decode(p.queries.map((_, i) => {
+    const value = row![`s${i}`];
+    return (typeof value === 'string' ? JSON.parse(value) : value) as Array<Record<string, unknown>>;
+  }));
+}
+
 /** Runs raw SQL and returns its rows (the same on both back ends). */
 export async function queryRows<T>(executor: Executor, query: SQL): Promise<T[]> {
   const result = await executor.execute(query);

@@ -15,3 +15,6 @@ export function findAddresses(db: Executor, store: string, ids: string[]): Promi
 export function findStoresAddresses(db: Executor, stores: Array<{ store: string; ids: string[] }>): Promise<Map<string, Map<string, repo.AddressRow>>> {
   return repo.findStoresAddresses(db, stores);
 }
+
+/** `findStoresAddresses` as a statement to send with others (db/client.ts `together`). */
+export const storesAddressesPart = repo.storesAddressesPart;

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { queryRows, storeKeys, type Executor } from '../../db/client.js';
+import { nothing, part, queryRows, storeKeys, together, type Executor, type Part } from '../../db/client.js';
 import type { AddressInput } from './schemas.js';
 
 export interface AddressRow {
@@ -59,11 +59,17 @@ export async function findAddresses(db: Executor, store: string, ids: string[]):
 }
 
 /** Addresses of several stores by id, in one statement: by store, then by id. */
-export async function findStoresAddresses(db: Executor, stores: Array<{ store: string; ids: string[] }>): Promise<Map<string, Map<string, AddressRow>>> {
+export function findStoresAddresses(db: Executor, stores: Array<{ store: string; ids: string[] }>): Promise<Map<string, Map<string, AddressRow>>> {
+  return together(db, storesAddressesPart(stores));
+}
+
+/** The statement of `findStoresAddresses`, to send with others (db/client.ts `together`). */
+export function storesAddressesPart(stores: Array<{ store: string; ids: string[] }>): Part<Map<string, Map<string, AddressRow>>> {
   const keys = stores.flatMap(({ store, ids }) => ids.map((id) => ({ store, id })));
-  if (keys.length === 0) return new Map();
-  const rows = await queryRows<AddressRow>(db, sql`select ${columns} from addresses a where (a.store, a.id) in (${storeKeys(keys)})`);
-  const byStore = new Map<string, Map<string, AddressRow>>();
-  for (const r of rows) byStore.set(r.store, (byStore.get(r.store) ?? new Map<string, AddressRow>()).set(r.id, r));
-  return byStore;
+  if (keys.length === 0) return nothing(new Map());
+  return part(sql`select ${columns} from addresses a where (a.store, a.id) in (${storeKeys(keys)})`, (rows) => {
+    const byStore = new Map<string, Map<string, AddressRow>>();
+    for (const r of rows as unknown as AddressRow[]) byStore.set(r.store, (byStore.get(r.store) ?? new Map<string, AddressRow>()).set(r.id, r));
+    return byStore;
+  });
 }

@@ -100,8 +100,8 @@ export const markOrderPaid = (tx: Executor, store: string, id: string): Promise<
 /** Orders locked for a round of payment decisions, in id order (as every round locks them). */
 export const lockOrders = (tx: Executor, store: string, ids: string[]) => repo.lockOrders(tx, store, [...new Set(ids)].sort());
 
-/** CREATED -> PAID for a round's orders that its payments came to cover: answers those moved, as they are now. */
-export const markOrdersPaid = (tx: Executor, store: string, ids: string[]) => repo.transitionOrders(tx, store, ids, 'CREATED', 'PAID');
+/** CREATED -> PAID for a round's orders that its payments came to cover, as a statement to send with others: answers those moved, as they are now. */
+export const markOrdersPaid = (store: string, ids: string[]) => repo.transitionOrders(store, ids, 'CREATED', 'PAID');
 
 /**
  * Cancels an order left unpaid past its store's timeout, when it still is: CREATED, with no

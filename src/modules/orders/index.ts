@@ -2,6 +2,6 @@
 export { Order, OrderEnvelope, OrderStatus } from './schemas.js';
 export type { OrderView } from './schemas.js';
 export { cancelUnpaidOrder, lockOrder, lockOrders, markOrderPaid, markOrdersPaid } from './admin-service.js';
-export { renderOrder, renderOrders, type KnownOfOrders } from './service.js';
+export { renderingOf, renderOrder, renderOrders, type KnownOfOrders } from './service.js';
 export { orderTotalOf, paymentAmounts } from './views.js';
 export { unpaidOrdersPastTimeout, type OrderRow } from './repository.js';

@@ -1,6 +1,6 @@
 /** Order SQL: orders and their lines (the products as ordered). Stock is the catalog's, carts the carts module's. */
 import { sql } from 'drizzle-orm';
-import { jsonb, queryRows, storeKeys, valueList, type Executor } from '../../db/client.js';
+import { jsonb, nothing, part, queryRows, storeKeys, together, valueList, type Executor, type Part } from '../../db/client.js';
 import type { DiscountSnapshot, ProductSnapshot, ShippingSnapshot, TaxLineSnapshot } from '../../db/schema.js';
 import { toIso } from '../../lib/time.js';
 import { nextOrderNumber } from '../stores/index.js';
@@ -204,12 +204,17 @@ export async function lockOrders(db: Executor, store: string, ids: string[]): Pr
 }
 
 /** Lines of the given orders, each in product id order. */
-export async function orderLines(db: Executor, store: string, orderIds: string[]): Promise<OrderLineRow[]> {
-  if (orderIds.length === 0) return [];
-  return queryRows<OrderLineRow>(
-    db,
+export function orderLines(db: Executor, store: string, orderIds: string[]): Promise<OrderLineRow[]> {
+  return together(db, orderLinesPart(store, orderIds));
+}
+
+/** `orderLines` as a statement to send with others (db/client.ts `together`). */
+export function orderLinesPart(store: string, orderIds: string[]): Part<OrderLineRow[]> {
+  if (orderIds.length === 0) return nothing([]);
+  return part(
     sql`select order_id as "orderId", quantity, line_price as "linePrice", product from order_lines
         where store = ${store} and order_id in (${valueList(orderIds)}) order by order_id, product_id`,
+    (rows) => rows as unknown as OrderLineRow[],
   );
 }
 
@@ -228,12 +233,18 @@ export async function transitionOrder(db: Executor, store: string, id: string, f
  * conditions): as an index condition, statistics that lag behind a burst of new orders (say none
  * CREATED) make the planner walk every CREATED order of the store through the status index.
  */
-export async function transitionOrders(db: Executor, store: string, ids: string[], from: OrderStatus, to: OrderStatus): Promise<OrderRow[]> {
-  if (ids.length === 0) return [];
-  return queryRows<OrderRow>(
-    db,
+export function transitionOrders(store: string, ids: string[], from: OrderStatus, to: OrderStatus): Part<OrderRow[]> {
+  if (ids.length === 0) return nothing([]);
+  return part(
     sql`update orders set status = ${to}, updated_at = now() where store = ${store} and id in (${valueList(ids)}) and (status = ${from}) is true returning ${orderColumns}`,
+    (rows) => rows.map(orderOfJson),
   );
+}
+
+/** An order row as JSON answers it (db/client.ts `together`): its timestamps are strings. */
+function orderOfJson(row: Record<string, unknown>): OrderRow {
+  const at = (value: unknown) => (value == null ? null : new Date(value as string));
+  return { ...(row as unknown as OrderRow), createdAt: at(row.createdAt)!, updatedAt: at(row.updatedAt), deletedAt: at(row.deletedAt) };
 }
 
 /**
@@ -266,11 +277,16 @@ export async function insertFulfillment(
 }
 
 /** The fulfilments of some orders, oldest first. */
-export async function fulfillmentsOf(db: Executor, store: string, orderIds: string[]): Promise<FulfillmentRow[]> {
-  if (orderIds.length === 0) return [];
-  return queryRows<FulfillmentRow>(
-    db,
+export function fulfillmentsOf(db: Executor, store: string, orderIds: string[]): Promise<FulfillmentRow[]> {
+  return together(db, fulfillmentsOfPart(store, orderIds));
+}
+
+/** `fulfillmentsOf` as a statement to send with others (db/client.ts `together`). */
+export function fulfillmentsOfPart(store: string, orderIds: string[]): Part<FulfillmentRow[]> {
+  if (orderIds.length === 0) return nothing([]);
+  return part(
     sql`select id, order_id as "orderId", lines, tracking_number as "trackingNumber", tracking_url as "trackingUrl", carrier, created_at as "createdAt"
         from fulfillments where store = ${store} and order_id in (${valueList(orderIds)}) order by created_at, id`,
+    (rows) => rows.map((r) => ({ ...(r as unknown as FulfillmentRow), createdAt: new Date(r.createdAt as string) })),
   );
 }

@@ -1,10 +1,11 @@
 /** Reading orders: a customer's, one of them, and orders with their lines and addresses. Placing them is checkout.ts. */
-import type { Database, Executor } from '../../db/client.js';
+import { mapped, nothing, parts, together, type Database, type Executor, type Part } from '../../db/client.js';
 import { AppError } from '../../lib/app-error.js';
-import { findAddresses } from '../addresses/index.js';
-import { paymentsOfOrders, refundsOfOrders, type PaymentRow } from '../payments/index.js';
+import { storesAddressesPart, type AddressRow } from '../addresses/index.js';
+import { paymentsOfOrdersPart, refundsOfOrdersPart, type PaymentRow } from '../payments/index.js';
 import * as repo from './repository.js';
 import { orderView } from './views.js';
+import type { OrderView } from './schemas.js';
 
 /**
  * What a caller already holds of the orders it renders, under their locks: their payments (all of
@@ -18,18 +19,32 @@ export interface KnownOfOrders {
 
 /** Orders with their lines and addresses, in the order given. */
 export async function renderOrders(db: Executor, store: string, orders: repo.OrderRow[], known?: KnownOfOrders) {
+  return (await together(db, renderingOf(store, orders, known)))(orders);
+}
+
+/**
+ * What rendering some orders reads, as statements to send with others (db/client.ts `together`):
+ * answers the function that renders them from those rows. It renders the same orders as they are
+ * when it is called (a round's orders after its own update of them): an order's lines, address,
+ * fulfilments and refunds are the same before and after a change of its status or payments. A
+ * caller's `known.payments` are read when it renders, so it may fill them in after the statement.
+ */
+export function renderingOf(store: string, orders: repo.OrderRow[], known?: KnownOfOrders): Part<(now: repo.OrderRow[]) => OrderView[]> {
   const ids = orders.map((o) => o.id);
   const toFulfil = known ? ids.filter((id) => !known.neverFulfilled.has(id)) : ids;
-  const [lines, addressRows, payments, fulfillments, refunds] = await Promise.all([
-    repo.orderLines(db, store, ids),
-    findAddresses(db, store, [...new Set(orders.map((o) => o.addressId))]),
-    known ? known.payments : paymentsOfOrders(db, store, ids),
-    repo.fulfillmentsOf(db, store, toFulfil),
-    refundsOfOrders(db, store, ids),
-  ]);
-  return orders.map((o) =>
-    orderView(o, lines.filter((l) => l.orderId === o.id), addressRows.get(o.addressId)!, payments.get(o.id) ?? [], fulfillments.filter((f) => f.orderId === o.id), refunds.get(o.id) ?? []),
-  );
+  const reads = parts([
+    repo.orderLinesPart(store, ids),
+    mapped(storesAddressesPart([{ store, ids: [...new Set(orders.map((o) => o.addressId))] }]), (byStore) => byStore.get(store) ?? new Map<string, AddressRow>()),
+    known ? nothing(undefined) : paymentsOfOrdersPart(store, ids),
+    repo.fulfillmentsOfPart(store, toFulfil),
+    refundsOfOrdersPart(store, ids),
+  ] as const);
+  return mapped(reads, ([lines, addressRows, read, fulfillments, refunds]) => (now: repo.OrderRow[]) => {
+    const payments = read ?? known!.payments;
+    return now.map((o) =>
+      orderView(o, lines.filter((l) => l.orderId === o.id), addressRows.get(o.addressId)!, payments.get(o.id) ?? [], fulfillments.filter((f) => f.orderId === o.id), refunds.get(o.id) ?? []),
+    );
+  });
 }
 
 /** The customer's orders, newest first; `total` counts them all. */

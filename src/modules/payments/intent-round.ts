@@ -1,18 +1,19 @@
 /**
  * A round of intents applied at once: the webhook deliveries and syncs of one store that arrive
  * while its rounds run are decided together in one transaction, as orders are combined
- * (round-queue.ts). The round costs the same handful of statements whatever its size: the event ids
- * recorded and the payments found (one statement), their orders locked (in id order), their payments
- * read under those locks, the payments changed, the orders moved to PAID, the orders rendered (their
- * lines, addresses and refunds; the payments are the round's own, and an order CREATED when locked
- * has no fulfilment to read) and the events recorded. Each intent is still decided on its own, in
+ * (round-queue.ts). The round costs the same five statements whatever its size, each a wait with
+ * the round's locks held: the event ids recorded and the payments found, their orders locked (in id
+ * order), their payments read under those locks, then one statement that changes the payments, moves
+ * the orders to PAID and reads what rendering them needs (their lines, addresses and refunds; the
+ * payments are the round's own, and an order CREATED when locked has no fulfilment to read), and the
+ * events recorded. Each intent is still decided on its own, in
  * arrival order, against what the intents before it in the round decided: two successes of one
  * order in one round pay it once.
  */
-import type { Executor } from '../../db/client.js';
+import { parts, together, type Executor } from '../../db/client.js';
 import type { Outcome } from '../../lib/keyed-batcher.js';
 import type { Recorder } from '../events/index.js';
-import { lockOrders, markOrdersPaid, orderTotalOf, paymentAmounts, renderOrders, type OrderRow } from '../orders/index.js';
+import { lockOrders, markOrdersPaid, orderTotalOf, paymentAmounts, renderingOf, type OrderRow } from '../orders/index.js';
 import { coversOrder, paymentTotals } from '../pricing/index.js';
 import * as repo from './repository.js';
 import type { Intent } from './stripe-client.js';
@@ -132,20 +133,25 @@ export async function applyIntentRound(tx: Executor, store: string, jobs: Intent
     if (decided.announce) announcements.push({ orderId: order.id, payment: decided.payment, paid: decided.paid, status: decided.payment.status });
   });
 
-  const at = await repo.updatePaymentsOfRound(tx, store, [...changed.values()]);
-  const moved = await markOrdersPaid(tx, store, [...paidOrders]);
-  if (announcements.length === 0) return outcomes;
-  // Each order rendered once, as the round leaves it, for every event the round records of it:
-  // its payments are the round's own (read under the locks, then changed), not read again.
-  const final = new Map<string, OrderRow>([...orders].filter(([id]) => announcements.some((a) => a.orderId === id)));
-  for (const o of moved) if (final.has(o.id)) final.set(o.id, o);
+  // One round trip: the payments changed, the orders moved to PAID, and what rendering the
+  // announced orders reads (their lines, addresses and refunds, the same before and after). Their
+  // payments are the round's own (read under the locks, then changed), filled in below.
+  const announced = [...orders.values()].filter((o) => announcements.some((a) => a.orderId === o.id));
   const paymentsOfOrder = new Map<string, repo.PaymentRow[]>();
+  const neverFulfilled = new Set([...orders.values()].filter((o) => o.status === 'CREATED').map((o) => o.id));
+  const [at, moved, render] = await together(tx, parts([
+    repo.updatePaymentsOfRound(store, [...changed.values()]),
+    markOrdersPaid(store, [...paidOrders]),
+    renderingOf(store, announced, { payments: paymentsOfOrder, neverFulfilled }),
+  ] as const));
+  if (announcements.length === 0) return outcomes;
   for (const p of current.values()) {
     const shown = changed.has(p.id) && at ? { ...p, updatedAt: at } : p;
     paymentsOfOrder.set(p.orderId, [...(paymentsOfOrder.get(p.orderId) ?? []), shown]);
   }
-  const neverFulfilled = new Set([...orders.values()].filter((o) => o.status === 'CREATED').map((o) => o.id));
-  const views = new Map((await renderOrders(tx, store, [...final.values()], { payments: paymentsOfOrder, neverFulfilled })).map((v) => [v.id, v]));
+  // Each order rendered once, as the round leaves it, for every event the round records of it.
+  const movedById = new Map(moved.map((o) => [o.id, o]));
+  const views = new Map(render(announced.map((o) => movedById.get(o.id) ?? o)).map((v) => [v.id, v]));
   for (const a of announcements) {
     const view = { payment: orderPaymentView({ ...a.payment, updatedAt: at ?? a.payment.updatedAt }), order: views.get(a.orderId)! };
     if (a.paid) record('order.paid', { order: view.order });

@@ -1,6 +1,6 @@
 /** Payments SQL: providers, payments and the Stripe events already applied (this module's tables only). */
 import { and, asc, eq, inArray, isNotNull, isNull, lt, or, sql } from 'drizzle-orm';
-import { jsonb, queryRows, valueList, type Executor } from '../../db/client.js';
+import { jsonb, nothing, part, queryRows, together, valueList, type Executor, type Part } from '../../db/client.js';
 import { paymentProviders, payments, paymentWebhookEvents, refunds } from '../../db/schema.js';
 
 export type ProviderRow = typeof paymentProviders.$inferSelect;
@@ -57,9 +57,17 @@ export async function findPaymentByIntent(db: Executor, store: string, intentId:
 }
 
 /** The payments of some orders, oldest first. */
-export async function paymentsOf(db: Executor, store: string, orderIds: string[]): Promise<PaymentRow[]> {
-  if (orderIds.length === 0) return [];
-  return db.select().from(payments).where(and(eq(payments.store, store), inArray(payments.orderId, orderIds))).orderBy(asc(payments.createdAt), asc(payments.id));
+export function paymentsOf(db: Executor, store: string, orderIds: string[]): Promise<PaymentRow[]> {
+  return together(db, paymentsOfPart(store, orderIds));
+}
+
+/** The payments of some orders, oldest first: `paymentsOf` as a statement to send with others. */
+export function paymentsOfPart(store: string, orderIds: string[]): Part<PaymentRow[]> {
+  if (orderIds.length === 0) return nothing([]);
+  return part(
+    sql`select ${paymentColumns} from payments p where p.store = ${store} and p.order_id in (${valueList(orderIds)}) order by p.created_at, p.id`,
+    (rows) => (rows as RawPayment[]).map(paymentOfRaw),
+  );
 }
 
 export async function updatePayment(db: Executor, store: string, id: string, changes: Partial<typeof payments.$inferInsert>): Promise<PaymentRow | undefined> {
@@ -85,6 +93,12 @@ export async function recordWebhookEvent(db: Executor, store: string, eventId: s
 
 /** A payments row as raw SQL answers it (bigint and timestamp types differ between drivers). */
 type RawPayment = { [K in keyof PaymentRow]: K extends 'amount' | 'capturedAmount' | 'refundedAmount' ? number | string : K extends 'createdAt' | 'updatedAt' ? Date | string : PaymentRow[K] };
+
+const paymentColumns = sql.raw(
+  `p.store, p.id, p.order_id as "orderId", p.provider, p.status, p.amount, p.currency, p.captured_amount as "capturedAmount", ` +
+    `p.refunded_amount as "refundedAmount", p.intent_id as "intentId", p.client_secret as "clientSecret", p.instructions, ` +
+    `p.due_action as "dueAction", p.created_at as "createdAt", p.updated_at as "updatedAt"`,
+);
 
 const paymentOfRaw = (p: RawPayment): PaymentRow => ({
   ...p, amount: Number(p.amount), capturedAmount: Number(p.capturedAmount), refundedAmount: Number(p.refundedAmount), createdAt: new Date(p.createdAt), updatedAt: new Date(p.updatedAt),
@@ -112,10 +126,7 @@ export async function recordEventsAndFindPayments(db: Executor, store: string, e
           select ${store}, e from jsonb_array_elements_text(${jsonb([...new Set(eventIds)].sort())}) as e order by e
           on conflict do nothing returning event_id),
         ids as (select coalesce(array_agg(event_id), '{}') as recorded from recorded)
-        select case when row_number() over () = 1 then ids.recorded end as recorded, p.id is not null as found,
-          p.store, p.id, p.order_id as "orderId", p.provider, p.status, p.amount, p.currency, p.captured_amount as "capturedAmount",
-          p.refunded_amount as "refundedAmount", p.intent_id as "intentId", p.client_secret as "clientSecret", p.instructions,
-          p.due_action as "dueAction", p.created_at as "createdAt", p.updated_at as "updatedAt"
+        select case when row_number() over () = 1 then ids.recorded end as recorded, p.id is not null as found, ${paymentColumns}
         from ids left join payments p on p.store = ${store} and (${sql.join(wanted, sql` or `)})`,
   );
   return { recorded: new Set(rows.find((r) => r.recorded)?.recorded ?? []), found: rows.filter((r) => r.found).map(({ recorded: _r, found: _f, ...p }) => paymentOfRaw(p)) };
@@ -133,10 +144,9 @@ export interface PaymentChange {
 }
 
 /** A round's payment changes, in one statement; answers the time they were made (the transaction's). */
-export async function updatePaymentsOfRound(db: Executor, store: string, changes: PaymentChange[]): Promise<Date | undefined> {
-  if (changes.length === 0) return undefined;
-  const rows = await queryRows<{ updatedAt: Date | string }>(
-    db,
+export function updatePaymentsOfRound(store: string, changes: PaymentChange[]): Part<Date | undefined> {
+  if (changes.length === 0) return nothing(undefined);
+  return part(
     sql`update payments p set status = c.status, captured_amount = c.captured, due_action = c.due_action,
           intent_id = coalesce(p.intent_id, c.intent_id),
           client_secret = case when p.intent_id is null and c.intent_id is not null then c.client_secret else p.client_secret end,
@@ -145,9 +155,8 @@ export async function updatePaymentsOfRound(db: Executor, store: string, changes
           as c(id uuid, status text, captured bigint, due_action text, intent_id text, client_secret text)
         where p.store = ${store} and p.id = c.id
         returning p.updated_at as "updatedAt"`,
+    (rows) => (rows[0] ? new Date(rows[0].updatedAt as string) : undefined),
   );
-  const at = rows[0]?.updatedAt;
-  return at === undefined ? undefined : new Date(at);
 }
 
 /** Payments the service still owes a provider call for, and Stripe payments pending since before `before`. */
@@ -171,9 +180,14 @@ export async function findRefund(db: Executor, store: string, id: string): Promi
 }
 
 /** The refunds of some orders, oldest first. */
-export async function refundsOf(db: Executor, store: string, orderIds: string[]): Promise<RefundRow[]> {
-  if (orderIds.length === 0) return [];
-  return db.select().from(refunds).where(and(eq(refunds.store, store), inArray(refunds.orderId, orderIds))).orderBy(asc(refunds.createdAt), asc(refunds.id));
+/** The refunds of some orders, oldest first, as a statement to send with others (db/client.ts `together`). */
+export function refundsOfPart(store: string, orderIds: string[]): Part<RefundRow[]> {
+  if (orderIds.length === 0) return nothing([]);
+  return part(
+    sql`select store, id, order_id as "orderId", amount, reason, lines, restock, parts, status, created_at as "createdAt"
+        from refunds where store = ${store} and order_id in (${valueList(orderIds)}) order by created_at, id`,
+    (rows) => rows.map((r) => ({ ...(r as unknown as RefundRow), amount: Number(r.amount), createdAt: new Date(r.createdAt as string) })),
+  );
 }
 
 export async function updateRefund(db: Executor, store: string, id: string, changes: Partial<typeof refunds.$inferInsert>): Promise<RefundRow | undefined> {

@@ -3,20 +3,30 @@
  * pays by hand or cancels an order. No provider is called here: a refund or a void a cancel decides
  * is written as the payment's `dueAction` and made after the commit (settle.ts).
  */
-import type { Executor } from '../../db/client.js';
+import { mapped, together, type Executor, type Part } from '../../db/client.js';
 import { AppError } from '../../lib/app-error.js';
 import * as repo from './repository.js';
 import { publicProviderView } from './views.js';
 
-/** The payments of some orders, by order id, oldest first. */
-export async function paymentsOfOrders(db: Executor, store: string, orderIds: string[]): Promise<Map<string, repo.PaymentRow[]>> {
-  const byOrder = new Map<string, repo.PaymentRow[]>();
-  for (const row of await repo.paymentsOf(db, store, orderIds)) {
-    const list = byOrder.get(row.orderId) ?? [];
-    list.push(row);
-    byOrder.set(row.orderId, list);
+/** Rows by their order id, in the order given. */
+function byOrderId<R extends { orderId: string }>(rows: R[]): Map<string, R[]> {
+  const byOrder = new Map<string, R[]>();
+  for (const row of rows) {
+    const list = byOrder.get(row.orderId);
+    if (list) list.push(row);
+    else byOrder.set(row.orderId, [row]);
   }
   return byOrder;
+}
+
+/** The payments of some orders, by order id, oldest first. */
+export function paymentsOfOrders(db: Executor, store: string, orderIds: string[]): Promise<Map<string, repo.PaymentRow[]>> {
+  return together(db, paymentsOfOrdersPart(store, orderIds));
+}
+
+/** `paymentsOfOrders` as a statement to send with others (db/client.ts `together`). */
+export function paymentsOfOrdersPart(store: string, orderIds: string[]): Part<Map<string, repo.PaymentRow[]>> {
+  return mapped(repo.paymentsOfPart(store, orderIds), byOrderId);
 }
 
 /**
@@ -60,10 +70,13 @@ export async function enableManualProvider(db: Executor, store: string, instruct
 }
 
 /** The refunds of some orders, by order id, oldest first. */
-export async function refundsOfOrders(db: Executor, store: string, orderIds: string[]): Promise<Map<string, repo.RefundRow[]>> {
-  const byOrder = new Map<string, repo.RefundRow[]>();
-  for (const row of await repo.refundsOf(db, store, orderIds)) byOrder.set(row.orderId, [...(byOrder.get(row.orderId) ?? []), row]);
-  return byOrder;
+export function refundsOfOrders(db: Executor, store: string, orderIds: string[]): Promise<Map<string, repo.RefundRow[]>> {
+  return together(db, refundsOfOrdersPart(store, orderIds));
+}
+
+/** `refundsOfOrders` as a statement to send with others (db/client.ts `together`). */
+export function refundsOfOrdersPart(store: string, orderIds: string[]): Part<Map<string, repo.RefundRow[]>> {
+  return mapped(repo.refundsOfPart(store, orderIds), byOrderId);
 }
 
 export interface RefundRequest {
