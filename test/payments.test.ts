@@ -86,7 +86,10 @@ test('manual: a pending payment with the instructions, answered again while pend
   });
   const again = await pay(t, s, customer, order.id, 'manual');
   assert.equal(again.status, 200);
-  assert.equal(again.json.payment.id, first.json.payment.id);
+  assert.deepEqual(again.json.payment, first.json.payment, 'the same payment, read again: never updated, so updatedAt is null');
+  const [created] = await eventsOf(t, s, ['payment.created']);
+  const shown = (created!.data.order as unknown as { payments: Array<{ id: string; createdAt: string; updatedAt: string | null }> }).payments;
+  assert.deepEqual(shown.map((p) => [p.id, p.createdAt, p.updatedAt]), [[first.json.payment.id, first.json.payment.createdAt, null]], 'the order as rendered shows it the same');
   assertProblem(await pay(t, s, '00000000-0000-4000-8000-000000000000', order.id, 'manual'), 404, 'NOT_FOUND');
   const paid = await t.request('PATCH', `/api/v1/admin/orders/${order.id}`, { token: s.admin, body: { status: 'PAID' } });
   assert.equal(paid.status, 200, paid.text);

@@ -92,7 +92,7 @@ export async function recordWebhookEvent(db: Executor, store: string, eventId: s
 }
 
 /** A payments row as raw SQL answers it (bigint and timestamp types differ between drivers). */
-type RawPayment = { [K in keyof PaymentRow]: K extends 'amount' | 'capturedAmount' | 'refundedAmount' ? number | string : K extends 'createdAt' | 'updatedAt' ? Date | string : PaymentRow[K] };
+type RawPayment = { [K in keyof PaymentRow]: K extends 'amount' | 'capturedAmount' | 'refundedAmount' ? number | string : K extends 'createdAt' ? Date | string : K extends 'updatedAt' ? Date | string | null : PaymentRow[K] };
 
 const paymentColumns = sql.raw(
   `p.store, p.id, p.order_id as "orderId", p.provider, p.status, p.amount, p.currency, p.captured_amount as "capturedAmount", ` +
@@ -101,7 +101,7 @@ const paymentColumns = sql.raw(
 );
 
 const paymentOfRaw = (p: RawPayment): PaymentRow => ({
-  ...p, amount: Number(p.amount), capturedAmount: Number(p.capturedAmount), refundedAmount: Number(p.refundedAmount), createdAt: new Date(p.createdAt), updatedAt: new Date(p.updatedAt),
+  ...p, amount: Number(p.amount), capturedAmount: Number(p.capturedAmount), refundedAmount: Number(p.refundedAmount), createdAt: new Date(p.createdAt), updatedAt: p.updatedAt === null ? null : new Date(p.updatedAt),
 });
 
 /**
