@@ -400,7 +400,8 @@ const PAYMENT_STREAM_PACE = 300;
 const PAYMENT_TARGET_PACE = 1000;
 
 /**
- * `payment-webhook`: signed deliveries for distinct orders; a duplicate storm (1,000 orders, each
+ * `payment-webhook`: signed deliveries for distinct orders, as fast as answered and then at
+ * PAYMENT_TARGET_PACE; a duplicate storm (1,000 orders, each
  * event 10 times) that must leave exactly one order.paid per order, or the run fails; order-spread
  * just before, then while deliveries stream as fast as answered, then while they stream at
  * PAYMENT_STREAM_PACE (each compared with order-spread just before).
