@@ -1,5 +1,5 @@
 /** Payments SQL: providers, payments and the Stripe events already applied (this module's tables only). */
-import { and, asc, eq, inArray, isNotNull, isNull, lt, or, sql } from 'drizzle-orm';
+import { and, asc, eq, isNotNull, isNull, lt, or, sql } from 'drizzle-orm';
 import { jsonb, nothing, part, queryRows, together, valueList, type Executor, type Part } from '../../db/client.js';
 import { paymentProviders, payments, paymentWebhookEvents, refunds } from '../../db/schema.js';
 
