@@ -41,6 +41,28 @@ test('with prepared statements (the default) the token lookup is prepared on the
   assert.deepEqual((await preparedNames(t)).map((r) => r.name), ['storefront_token_lookup']);
 });
 
+test('the token lookup reads one index entry per token, never the whole tokens table', { skip: poolerSkip }, async () => {
+  const { database, t } = await oneConnection(true);
+  const store = await createStore(t);
+  // A deployment's tokens: enough that the planner has to choose, and statistics that say so.
+  await database.db.execute(sql`insert into tokens (store, kind, secret_hash, customer_id, expires_at)
+    select ${store.slug}, 'customer', md5(i::text || random()::text), gen_random_uuid(), now() + interval '1 day' from generate_series(1, 3000) i`);
+  await database.db.execute(sql`analyze tokens`);
+  // The plan every batch of lookups gets once the statement is prepared: the generic one.
+  await database.db.execute(sql`set plan_cache_mode = force_generic_plan`);
+  try {
+    assert.equal((await t.request('GET', '/api/v1/products', { token: store.storefront })).status, 200);
+    const [prepared] = await queryRows<{ types: string[] }>(database.db, sql`select parameter_types::text[] as types from pg_prepared_statements where name = 'storefront_token_lookup'`);
+    const wanted = JSON.stringify([{ store: store.slug, hash: 'f'.repeat(64) }]);
+    const args = prepared!.types.map((type) => (type === 'jsonb' ? `'${wanted}'::jsonb` : '1'));
+    const plan = (await queryRows<{ 'QUERY PLAN': string }>(database.db, sql.raw(`explain execute storefront_token_lookup(${args.join(', ')})`))).map((r) => r['QUERY PLAN']).join('\n');
+    assert.doesNotMatch(plan, /Seq Scan on tokens/, plan);
+    assert.match(plan, /Index Scan using tokens_store_secret_hash_key on tokens/, plan);
+  } finally {
+    await database.db.execute(sql`reset plan_cache_mode`);
+  }
+});
+
 test('a connection whose server turned read-only answers 503 and is replaced by one that writes', { skip: poolerSkip }, async () => {
   const { database, t } = await oneConnection(true);
   const store = await createStore(t);
