@@ -5,6 +5,7 @@
  * for bodies that may be used once, like carts to order).
  */
 import { readFileSync } from 'node:fs';
+import http from 'node:http';
 import autocannon from 'autocannon';
 
 export interface LoadPlan {
@@ -26,7 +27,10 @@ export interface LoadPlan {
   seconds: number;
   /** Send exactly this many requests instead of running for `seconds` (the sell-out check). */
   amount?: number;
-  /** At most this many requests a second over all connections (a stream at a stated pace), instead of as fast as answered. */
+  /**
+   * This many requests a second, evenly spaced (a stream at a stated pace), instead of as fast as
+   * answered: see `paced`.
+   */
   rate?: number;
 }
 
@@ -46,13 +50,72 @@ function pick<T>(list: T[], turn: number, sequential: boolean | undefined): T {
 // Shared by the warm-up and the measured run: a sequential body (a cart to order) is used once.
 let turn = 0;
 
+/**
+ * A stream at `plan.rate` requests a second, the i-th sent at start + i / rate whether or not the
+ * ones before it were answered (over at most `plan.connections` kept-alive connections; a request
+ * finding them all busy waits for one), each timed from when it was due. Autocannon's own rate
+ * sends each connection's share of a second back to back at the start of the second (50
+ * connections x 20 requests at once, every second), and its coordinated-omission correction then
+ * adds, for each answer, made-up ones every millisecond below it; a payment provider's deliveries
+ * arrive spread over the second instead.
+ */
+async function paced(plan: LoadPlan, seconds: number): Promise<LoadResult> {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: plan.connections });
+  const url = new URL(plan.url);
+  const latencies: number[] = [];
+  const statusCodes: Record<string, number> = {};
+  let errors = 0;
+  const count = Math.round(plan.rate! * seconds);
+  const interval = 1000 / plan.rate!;
+  const send = (due: number) =>
+    new Promise<void>((resolve) => {
+      const n = turn++;
+      const target = plan.targets ? pick(plan.targets, n, plan.sequential) : undefined;
+      const i = plan.bodies ? (plan.sequential ? n % plan.bodies.length : Math.floor(Math.random() * plan.bodies.length)) : -1;
+      const body = target ? target.body : i >= 0 ? plan.bodies![i] : undefined;
+      const headers: Record<string, string> = {
+        authorization: `Bearer ${target?.token ?? plan.token}`, 'content-type': 'application/json',
+        ...(i >= 0 && plan.bodyHeaders ? plan.bodyHeaders[i] : {}),
+      };
+      if (body !== undefined) headers['content-length'] = String(Buffer.byteLength(body));
+      const request = http.request({ agent, host: url.hostname, port: url.port, method: plan.method, path: target?.path ?? pick(plan.paths, n, plan.sequential), headers }, (response) => {
+        response.resume();
+        response.on('end', () => {
+          const code = String(response.statusCode);
+          statusCodes[code] = (statusCodes[code] ?? 0) + 1;
+          if (response.statusCode! >= 300) errors++;
+          latencies.push(performance.now() - due);
+          resolve();
+        });
+      });
+      request.on('error', () => {
+        errors++;
+        resolve();
+      });
+      request.end(body);
+    });
+  const started = performance.now();
+  const pending: Array<Promise<void>> = [];
+  for (let i = 0; i < count; ) {
+    const now = performance.now();
+    // Every request due by now goes now; then sleep until the next one is due (timers fire late by
+    // up to a millisecond or so, which the latency counts: it is measured from when it was due).
+    for (; i < count && started + i * interval <= now; i++) pending.push(send(started + i * interval));
+    if (i < count) await new Promise((r) => setTimeout(r, Math.max(0, started + i * interval - performance.now())));
+  }
+  await Promise.all(pending);
+  agent.destroy();
+  latencies.sort((a, b) => a - b);
+  const at = (q: number) => Math.round(latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0);
+  return { requests: latencies.length, rps: Math.round(latencies.length / seconds), p50: at(0.5), p99: at(0.99), errors, statusCodes };
+}
+
 async function run(plan: LoadPlan, seconds: number, amount?: number): Promise<autocannon.Result> {
   const headers: Record<string, string> = { authorization: `Bearer ${plan.token}`, 'content-type': 'application/json' };
   return autocannon({
     url: plan.url,
     connections: plan.connections,
     ...(amount ? { amount } : { duration: seconds }),
-    ...(plan.rate ? { overallRate: plan.rate } : {}),
     headers,
     requests: [
       {
@@ -80,6 +143,11 @@ async function run(plan: LoadPlan, seconds: number, amount?: number): Promise<au
 }
 
 const plan = JSON.parse(readFileSync(process.argv[2]!, 'utf8')) as LoadPlan;
+if (plan.rate) {
+  if (plan.warmupSeconds > 0) await paced(plan, plan.warmupSeconds);
+  console.log(JSON.stringify(await paced(plan, plan.seconds)));
+  process.exit(0);
+}
 if (plan.warmupSeconds > 0 && !plan.amount) await run(plan, plan.warmupSeconds);
 const started = performance.now();
 const result = await run(plan, plan.seconds, plan.amount);
