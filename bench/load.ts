@@ -78,20 +78,26 @@ async function paced(plan: LoadPlan, seconds: number): Promise<LoadResult> {
         ...(i >= 0 && plan.bodyHeaders ? plan.bodyHeaders[i] : {}),
       };
       if (body !== undefined) headers['content-length'] = String(Buffer.byteLength(body));
+      let settled = false;
+      const settle = (answered: number | null) => {
+        if (settled) return;
+        settled = true;
+        if (answered === null || answered >= 300) errors++;
+        if (answered !== null) {
+          statusCodes[String(answered)] = (statusCodes[String(answered)] ?? 0) + 1;
+          latencies.push(performance.now() - due);
+        }
+        resolve();
+      };
       const request = http.request({ agent, host: url.hostname, port: url.port, method: plan.method, path: target?.path ?? pick(plan.paths, n, plan.sequential), headers }, (response) => {
         response.resume();
-        response.on('end', () => {
-          const code = String(response.statusCode);
-          statusCodes[code] = (statusCodes[code] ?? 0) + 1;
-          if (response.statusCode! >= 300) errors++;
-          latencies.push(performance.now() - due);
-          resolve();
-        });
+        response.on('end', () => settle(response.statusCode!));
+        // Cut off mid-answer.
+        response.on('error', () => settle(null));
       });
-      request.on('error', () => {
-        errors++;
-        resolve();
-      });
+      // An answer that never comes is an error, not a run that never ends.
+      request.setTimeout(30_000, () => request.destroy(new Error('timed out')));
+      request.on('error', () => settle(null));
       request.end(body);
     });
   const started = performance.now();
