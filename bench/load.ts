@@ -47,6 +47,19 @@ function pick<T>(list: T[], turn: number, sequential: boolean | undefined): T {
   return list[sequential ? turn % list.length : Math.floor(Math.random() * list.length)]!;
 }
 
+/** The n-th request of a plan: its path, its headers (token, and a body's own) and its body. */
+function requestOf(plan: LoadPlan, n: number): { path: string; headers: Record<string, string>; body?: string } {
+  const headers: Record<string, string> = { authorization: `Bearer ${plan.token}`, 'content-type': 'application/json' };
+  if (plan.targets) {
+    const target = pick(plan.targets, n, plan.sequential);
+    return { path: target.path, headers: { ...headers, authorization: `Bearer ${target.token}` }, body: target.body };
+  }
+  const path = pick(plan.paths, n, plan.sequential);
+  if (!plan.bodies) return { path, headers };
+  const i = plan.sequential ? n % plan.bodies.length : Math.floor(Math.random() * plan.bodies.length);
+  return { path, headers: { ...headers, ...plan.bodyHeaders?.[i] }, body: plan.bodies[i]! };
+}
+
 // Shared by the warm-up and the measured run: a sequential body (a cart to order) is used once.
 let turn = 0;
 
@@ -69,14 +82,7 @@ async function paced(plan: LoadPlan, seconds: number): Promise<LoadResult> {
   const interval = 1000 / plan.rate!;
   const send = (due: number) =>
     new Promise<void>((resolve) => {
-      const n = turn++;
-      const target = plan.targets ? pick(plan.targets, n, plan.sequential) : undefined;
-      const i = plan.bodies ? (plan.sequential ? n % plan.bodies.length : Math.floor(Math.random() * plan.bodies.length)) : -1;
-      const body = target ? target.body : i >= 0 ? plan.bodies![i] : undefined;
-      const headers: Record<string, string> = {
-        authorization: `Bearer ${target?.token ?? plan.token}`, 'content-type': 'application/json',
-        ...(i >= 0 && plan.bodyHeaders ? plan.bodyHeaders[i] : {}),
-      };
+      const { path, headers, body } = requestOf(plan, turn++);
       if (body !== undefined) headers['content-length'] = String(Buffer.byteLength(body));
       let settled = false;
       const settle = (answered: number | null) => {
@@ -89,7 +95,7 @@ async function paced(plan: LoadPlan, seconds: number): Promise<LoadResult> {
         }
         resolve();
       };
-      const request = http.request({ agent, host: url.hostname, port: url.port, method: plan.method, path: target?.path ?? pick(plan.paths, n, plan.sequential), headers }, (response) => {
+      const request = http.request({ agent, host: url.hostname, port: url.port, method: plan.method, path, headers }, (response) => {
         response.resume();
         response.on('end', () => settle(response.statusCode!));
         // Cut off mid-answer.
@@ -127,20 +133,10 @@ async function run(plan: LoadPlan, seconds: number, amount?: number): Promise<au
       {
         method: plan.method,
         setupRequest: (request) => {
-          const n = turn++;
-          if (plan.targets) {
-            const target = pick(plan.targets, n, plan.sequential);
-            request.path = target.path;
-            request.headers = { ...headers, authorization: `Bearer ${target.token}` };
-            if (target.body !== undefined) request.body = target.body;
-            return request;
-          }
-          request.path = pick(plan.paths, n, plan.sequential);
-          if (plan.bodies) {
-            const i = plan.sequential ? n % plan.bodies.length : Math.floor(Math.random() * plan.bodies.length);
-            request.body = plan.bodies[i]!;
-            if (plan.bodyHeaders) request.headers = { ...headers, ...plan.bodyHeaders[i] };
-          }
+          const { path, headers: own, body } = requestOf(plan, turn++);
+          request.path = path;
+          request.headers = own;
+          if (body !== undefined) request.body = body;
           return request;
         },
       },
