@@ -123,19 +123,18 @@ async function paced(plan: LoadPlan, seconds: number): Promise<LoadResult> {
 }
 
 async function run(plan: LoadPlan, seconds: number, amount?: number): Promise<autocannon.Result> {
-  const headers: Record<string, string> = { authorization: `Bearer ${plan.token}`, 'content-type': 'application/json' };
   return autocannon({
     url: plan.url,
     connections: plan.connections,
     ...(amount ? { amount } : { duration: seconds }),
-    headers,
+    // Every request, the first too, is made by `setupRequest`.
     requests: [
       {
         method: plan.method,
         setupRequest: (request) => {
-          const { path, headers: own, body } = requestOf(plan, turn++);
+          const { path, headers, body } = requestOf(plan, turn++);
           request.path = path;
-          request.headers = own;
+          request.headers = headers;
           if (body !== undefined) request.body = body;
           return request;
         },
