@@ -11,7 +11,8 @@ import { openDatabase, queryRows } from '../src/db/client.js';
 import { postgresErrorCode } from '../src/db/errors.js';
 import { startAppOn } from './support/app.js';
 import { TEST_DATABASE_URL, TEST_PREPARED_STATEMENTS } from './support/database.js';
-import { assertProblem, createProduct, createStore } from './support/factories.js';
+import { assertProblem, createProduct, createStore, type TestStore } from './support/factories.js';
+import { createAddress, placeOrder } from './support/shop.js';
 
 const skip = TEST_DATABASE_URL ? false : 'needs TEST_DATABASE_URL (a PostgreSQL server)';
 const poolerSkip = skip || (!TEST_PREPARED_STATEMENTS && 'a transaction pooler keeps no session of its own');
@@ -26,12 +27,37 @@ async function oneConnection(preparedStatements: boolean) {
 const preparedNames = (t: { database: { db: Parameters<typeof queryRows>[0] } }) =>
   queryRows<{ name: string }>(t.database.db, sql`select name from pg_prepared_statements order by name`);
 
+/** Places an order of one unit of each product, with a new customer's address. */
+async function orderOf(t: Awaited<ReturnType<typeof oneConnection>>['t'], store: TestStore, products: Array<{ id: string }>) {
+  const { customer, address } = await createAddress(t, store);
+  const r = await placeOrder(t, store, customer, { address: address.id, products: products.map(({ id }) => ({ id, quantity: 1 })) });
+  assert.equal(r.status, 201, r.text);
+}
+
 test('DB_PREPARED_STATEMENTS=false: requests leave no named prepared statement on the server', { skip }, async () => {
   const { t } = await oneConnection(false);
   const store = await createStore(t);
-  await createProduct(t, store);
+  const product = await createProduct(t, store);
   for (let i = 0; i < 3; i++) assert.equal((await t.request('GET', '/api/v1/products', { token: store.storefront })).status, 200);
+  await orderOf(t, store, [product]);
   assert.deepEqual(await preparedNames(t), []);
+});
+
+test('an order\'s statements are prepared once on the connection, and the next orders send only their values', { skip: poolerSkip }, async () => {
+  const { t } = await oneConnection(true);
+  const store = await createStore(t);
+  const [a, b] = [await createProduct(t, store, { quantity: 10 }), await createProduct(t, store, { quantity: 10 })];
+  const prepared = () =>
+    queryRows<{ name: string; statement: string }>(t.database.db, sql`select name, statement from pg_prepared_statements where name <> 'storefront_token_lookup' order by name`);
+  await orderOf(t, store, [a!]);
+  const first = await prepared();
+  // The order's round: idempotency keys, products locked, stock taken, the order written, its events.
+  assert.ok(first.length >= 5, JSON.stringify(first.map((p) => p.statement.slice(0, 80))));
+  for (const { statement } of first) assert.ok(statement.startsWith('/* prepared */'), statement.slice(0, 200));
+  // Two products, then one again: lists are array parameters, so the texts are the same ones.
+  await orderOf(t, store, [a!, b!]);
+  await orderOf(t, store, [b!]);
+  assert.deepEqual(await prepared(), first);
 });
 
 test('with prepared statements (the default) the token lookup is prepared on the connection', { skip: poolerSkip }, async () => {

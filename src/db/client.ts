@@ -113,6 +113,22 @@ async function openPglite(dataDir: string | undefined, onQuery?: () => void): Pr
   };
 }
 
+/**
+ * How a statement says its text never changes (every value a parameter, every list one array or
+ * jsonb parameter): the pool then names it (postgres-pool.ts), and each connection parses it once and
+ * keeps its plan, instead of parsing and planning it on every call. A statement built with a list
+ * of parameters (`valueList`) has a text of its own for every length and stays unnamed.
+ */
+export const PREPARED_MARK = '/* prepared */ ';
+const preparedQueries = new WeakSet<SQL>();
+
+/** A statement of fixed text, to prepare once per connection (see PREPARED_MARK). */
+export function prepared(query: SQL): SQL {
+  const marked = sql`${sql.raw(PREPARED_MARK)}${query}`;
+  preparedQueries.add(marked);
+  return marked;
+}
+
 /** A value as one jsonb parameter (a record set for `jsonb_to_recordset`, a document). */
 export function jsonb(value: unknown): SQL {
   return sql`${JSON.stringify(value)}::jsonb`;
@@ -188,7 +204,10 @@ export async function together<T>(db: Executor, p: Part<T>): Promise<T> {
   if (p.queries.length === 0) return p.decode([]);
   const ctes = p.queries.map((query, i) => sql`${sql.raw(`s${i}`)} as materialized (${query})`);
   const answers = p.queries.map((_, i) => sql.raw(`(select coalesce(json_agg(s${i}), '[]'::json) from s${i}) as s${i}`));
-  const [row] = await queryRows<Record<string, unknown>>(db, sql`with ${sql.join(ctes, sql`, `)} select ${sql.join(answers, sql`, `)}`);
+  const statement = sql`with ${sql.join(ctes, sql`, `)} select ${sql.join(answers, sql`, `)}`;
+  // Of fixed text when each of its statements is: the parts present make a few shapes only.
+  const fixed = p.queries.every((query) => preparedQueries.has(query));
+  const [row] = await queryRows<Record<string, unknown>>(db, fixed ? prepared(statement) : statement);
   return p.decode(p.queries.map((_, i) => {
     const value = row![`s${i}`];
     return (typeof value === 'string' ? JSON.parse(value) : value) as Array<Record<string, unknown>>;

@@ -5,7 +5,7 @@
 import pg from 'pg';
 import { drizzle } from 'drizzle-orm/node-postgres';
 import * as schema from './schema.js';
-import { queryCounter, type Database, type DatabaseOptions } from './client.js';
+import { PREPARED_MARK, queryCounter, type Database, type DatabaseOptions } from './client.js';
 import { postgresErrorCode, READ_ONLY_TRANSACTION } from './errors.js';
 
 // COUNT(*) and other int8 values fit a JavaScript number in this service (no table nears 2^53).
@@ -54,8 +54,27 @@ export function drizzleOver(client: Pool | PoolClient, onQuery?: () => void): Da
 type QueryMethod = (...args: unknown[]) => unknown;
 
 /**
- * Wraps one connection's `query`: drops the name of a named statement when `unnamed` (Drizzle names
- * the queries built with `.prepare(name)`), and reports a write refused by a read-only server.
+ * The names of the statements marked as of fixed text (client.ts `prepared`), one per text for the
+ * whole process: a connection parses a named statement the first time it runs it and then sends
+ * only its values. Bounded: past the bound a marked statement runs unnamed, so a statement marked
+ * by mistake (a text that changes) costs at most that many prepared statements per connection.
+ */
+const statementNames = new Map<string, string>();
+const MAX_STATEMENT_NAMES = 500;
+
+function nameOfStatement(text: string): string | undefined {
+  let name = statementNames.get(text);
+  if (name === undefined && statementNames.size < MAX_STATEMENT_NAMES) {
+    name = `storefront_${statementNames.size + 1}`;
+    statementNames.set(text, name);
+  }
+  return name;
+}
+
+/**
+ * Wraps one connection's `query`: names a statement marked as of fixed text, or drops every name when
+ * `unnamed` (Drizzle names the queries built with `.prepare(name)`), and reports a write refused by a
+ * read-only server.
  */
 function guardConnection(client: object, { unnamed, onReadOnly }: { unnamed: boolean; onReadOnly: () => void }) {
   const target = client as { query: QueryMethod };
@@ -65,7 +84,14 @@ function guardConnection(client: object, { unnamed, onReadOnly }: { unnamed: boo
   };
   target.query = (...args) => {
     const config = args[0];
-    if (unnamed && isPlainObject(config) && config.name) args[0] = { ...config, name: undefined };
+    if (isPlainObject(config)) {
+      if (unnamed) {
+        if (config.name) args[0] = { ...config, name: undefined };
+      } else if (!config.name && typeof config.text === 'string' && config.text.startsWith(PREPARED_MARK)) {
+        const name = nameOfStatement(config.text);
+        if (name) args[0] = { ...config, name };
+      }
+    }
     const last = args.length - 1;
     const callback = args[last];
     if (typeof callback === 'function') {

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { nothing, part, queryRows, storeKeys, together, type Executor, type Part } from '../../db/client.js';
+import { nothing, part, prepared, queryRows, storeKeys, together, type Executor, type Part } from '../../db/client.js';
 import type { AddressInput } from './schemas.js';
 
 export interface AddressRow {
@@ -67,7 +67,7 @@ export function findStoresAddresses(db: Executor, stores: Array<{ store: string;
 export function storesAddressesPart(stores: Array<{ store: string; ids: string[] }>): Part<Map<string, Map<string, AddressRow>>> {
   const keys = stores.flatMap(({ store, ids }) => ids.map((id) => ({ store, id })));
   if (keys.length === 0) return nothing(new Map());
-  return part(sql`select ${columns} from addresses a where (a.store, a.id) in (${storeKeys(keys)})`, (rows) => {
+  return part(prepared(sql`select ${columns} from addresses a where (a.store, a.id) in (${storeKeys(keys)})`), (rows) => {
     const byStore = new Map<string, Map<string, AddressRow>>();
     for (const r of rows as unknown as AddressRow[]) byStore.set(r.store, (byStore.get(r.store) ?? new Map<string, AddressRow>()).set(r.id, r));
     return byStore;

@@ -1,6 +1,6 @@
 /** Cart SQL: carts and their lines. Every change to an existing cart runs in a transaction that first locks the cart row. */
 import { sql } from 'drizzle-orm';
-import { jsonb, queryRows, storeKeys, valueList, type Executor } from '../../db/client.js';
+import { jsonb, prepared, queryRows, storeKeys, valueList, type Executor } from '../../db/client.js';
 import { asDate, toIso } from '../../lib/time.js';
 import type { ShippingRule, TaxRateRule } from '../pricing/index.js';
 import { shippingRulesJson } from '../shipping/index.js';
@@ -65,13 +65,13 @@ export async function insertCartsOfStores(
   lines: Array<[store: string, cartId: string, productId: string, quantity: number]>,
 ): Promise<void> {
   await tx.execute(
-    sql`with new_carts as (
+    prepared(sql`with new_carts as (
           insert into carts (store, id, created_at, expires_at)
           select c.* from jsonb_to_recordset(${jsonb(carts.map((c) => ({ store: c.store, id: c.id, created_at: toIso(c.createdAt), expires_at: toIso(c.expiresAt) })))})
             as c(store text, id uuid, created_at timestamptz, expires_at timestamptz))
         insert into cart_lines (store, cart_id, product_id, quantity)
         select e.line->>0, (e.line->>1)::uuid, (e.line->>2)::uuid, (e.line->>3)::int
-        from jsonb_array_elements(${jsonb(lines)}) with ordinality as e(line, n) order by e.n`,
+        from jsonb_array_elements(${jsonb(lines)}) with ordinality as e(line, n) order by e.n`),
   );
 }
 
@@ -100,9 +100,9 @@ export async function lockCartsOfStores(tx: Executor, wanted: Array<{ store: str
   if (keys.length === 0) return byStore;
   const rows = await queryRows<CartRow & { now: Date; holdRows: boolean; holdStartedAt: Date | null; lastHeldUntil: Date | null }>(
     tx,
-    sql`select ${cartColumns}, now()::timestamptz(3) as now, c.held_until is not null as "holdRows",
+    prepared(sql`select ${cartColumns}, now()::timestamptz(3) as now, c.held_until is not null as "holdRows",
           c.hold_started_at as "holdStartedAt", c.held_until as "lastHeldUntil" from carts c
-        where (c.store, c.id) in (${storeKeys(keys)}) and c.deleted_at is null order by c.store, c.id for update`,
+        where (c.store, c.id) in (${storeKeys(keys)}) and c.deleted_at is null order by c.store, c.id for update`),
   );
   const lines = await linesOfCartsOfStores(tx, rows.map((r) => ({ store: r.store, id: r.id })));
   for (const { now, holdRows, holdStartedAt, lastHeldUntil, ...cart } of rows) {
@@ -128,8 +128,8 @@ export async function linesOfCartsOfStores(db: Executor, carts: Array<{ store: s
   if (carts.length === 0) return byStore;
   const rows = await queryRows<StoredLine & { store: string; cartId: string }>(
     db,
-    sql`select store, cart_id as "cartId", product_id as "productId", quantity from cart_lines
-        where (store, cart_id) in (${storeKeys(carts)}) order by store, cart_id, position`,
+    prepared(sql`select store, cart_id as "cartId", product_id as "productId", quantity from cart_lines
+        where (store, cart_id) in (${storeKeys(carts)}) order by store, cart_id, position`),
   );
   for (const { store, cartId, ...line } of rows) {
     const mine = byStore.get(store) ?? byStore.set(store, new Map()).get(store)!;
@@ -153,13 +153,13 @@ export async function writeLinesOfStores(
   touched: { carts: Array<{ store: string; id: string }>; now: Date; expiresAt: Date },
 ): Promise<void> {
   await tx.execute(
-    sql`with changed as (
+    prepared(sql`with changed as (
           insert into cart_lines (store, cart_id, product_id, quantity)
           select e.line->>0, (e.line->>1)::uuid, (e.line->>2)::uuid, (e.line->>3)::int
           from jsonb_array_elements(${jsonb(lines)}) with ordinality as e(line, n) order by e.n
           on conflict (store, cart_id, product_id) do update set quantity = excluded.quantity, updated_at = now())
         update carts set updated_at = ${toIso(touched.now)}, expires_at = ${toIso(touched.expiresAt)}, ${endedHold}
-        where (store, id) in (${storeKeys(touched.carts)})`,
+        where (store, id) in (${storeKeys(touched.carts)})`),
   );
 }
 
@@ -179,12 +179,12 @@ export async function completeStoresCarts(tx: Executor, carts: Array<{ store: st
   if (carts.length === 0) return 0;
   const rows = await queryRows<{ n: number }>(
     tx,
-    sql`with done as (select * from jsonb_to_recordset(${jsonb(carts)}) as x(store text, id uuid, "customerId" uuid, "addressId" uuid)),
+    prepared(sql`with done as (select * from jsonb_to_recordset(${jsonb(carts)}) as x(store text, id uuid, "customerId" uuid, "addressId" uuid)),
         completed as (
           update carts c set status = 'COMPLETED', customer_id = x."customerId", address_id = x."addressId", updated_at = now(), ${endedHold} from done x
           where c.store = any(array(select store from done)) and c.id = any(array(select id from done)) and c.store = x.store and c.id = x.id
             and c.status = 'PENDING' and c.deleted_at is null returning c.id)
-        select count(*)::int as n from completed`,
+        select count(*)::int as n from completed`),
   );
   return rows[0]!.n;
 }
@@ -216,9 +216,9 @@ export async function recordHoldsOfStores(tx: Executor, holds: Array<{ store: st
   if (holds.length === 0) return;
   const rows = holds.map((h) => ({ store: h.store, id: h.cartId, until: toIso(h.until), started: toIso(h.startedAt), client: h.client }));
   await tx.execute(
-    sql`with x as (select * from jsonb_to_recordset(${jsonb(rows)}) as x(store text, id uuid, until timestamptz, started timestamptz, client text))
+    prepared(sql`with x as (select * from jsonb_to_recordset(${jsonb(rows)}) as x(store text, id uuid, until timestamptz, started timestamptz, client text))
         update carts c set held_until = x.until, hold_started_at = x.started, hold_client = x.client, expires_at = greatest(c.expires_at, x.until)
-        from x where c.store = any(array(select store from x)) and c.id = any(array(select id from x)) and c.store = x.store and c.id = x.id`,
+        from x where c.store = any(array(select store from x)) and c.id = any(array(select id from x)) and c.store = x.store and c.id = x.id`),
   );
 }
 
@@ -257,8 +257,8 @@ export async function heldByClientsOfStores(db: Executor, stores: Array<{ store:
   if (keys.length === 0) return held;
   const rows = await queryRows<{ store: string; client: string; id: string; until: Date }>(
     db,
-    sql`select store, hold_client as client, id, held_until as until from carts
-        where (store, hold_client) in (${storeKeys(keys, 'text')}) and held_until > now() and status = 'PENDING' and deleted_at is null`,
+    prepared(sql`select store, hold_client as client, id, held_until as until from carts
+        where (store, hold_client) in (${storeKeys(keys, 'text')}) and held_until > now() and status = 'PENDING' and deleted_at is null`),
   );
   for (const row of rows) held.get(row.store)?.get(row.client)?.set(row.id, asDate(row.until));
   return held;
@@ -276,7 +276,7 @@ export async function checkoutOfStores(
   const store = sql`w.store`;
   return queryRows(
     tx,
-    sql`select w.store, ${pricingSettingsJson(store)} as settings, ${shippingRulesJson(store)} as options, ${taxRatesJson(store, sql`w.countries`)} as rates
-        from jsonb_to_recordset(${jsonb(stores)}) as w(store text, countries jsonb)`,
+    prepared(sql`select w.store, ${pricingSettingsJson(store)} as settings, ${shippingRulesJson(store)} as options, ${taxRatesJson(store, sql`w.countries`)} as rates
+        from jsonb_to_recordset(${jsonb(stores)}) as w(store text, countries jsonb)`),
   );
 }

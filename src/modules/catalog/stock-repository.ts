@@ -1,6 +1,6 @@
 /** Products as carts and orders need them: their fields, whether they can be sold, and their stock. */
 import { sql } from 'drizzle-orm';
-import { jsonb, queryRows, storeKeys, type Executor } from '../../db/client.js';
+import { jsonb, prepared, queryRows, storeKeys, type Executor } from '../../db/client.js';
 import { asDate } from '../../lib/time.js';
 import { productColumns, visibleProductText, type ProductRecord } from './visibility.js';
 
@@ -35,8 +35,8 @@ export async function findSellableProductsOfStores(db: Executor, wanted: Array<{
   if (keys.length === 0) return { products, now: await transactionTime(db) };
   const rows = await queryRows<SellableProduct & { now: Date }>(
     db,
-    sql`select ${productColumns('p')}, ${sql.raw(visibleProductText('p'))} as visible, now()::timestamptz(3) as now from products p
-        where (p.store, p.id) in (${storeKeys(keys)})`,
+    prepared(sql`select ${productColumns('p')}, ${sql.raw(visibleProductText('p'))} as visible, now()::timestamptz(3) as now from products p
+        where (p.store, p.id) in (${storeKeys(keys)})`),
   );
   for (const { now: _, ...p } of rows) products.get(p.store)?.set(p.id, p);
   const now = rows[0] ? asDate(rows[0].now) : await transactionTime(db);
@@ -59,8 +59,8 @@ export async function lockStoresSellableProducts(tx: Executor, stores: Array<{ s
   if (keys.length === 0) return { products: new Map(), now: await transactionTime(tx) };
   const rows = await queryRows<SellableProduct & { now: Date }>(
     tx,
-    sql`select ${productColumns('p')}, ${sql.raw(visibleProductText('p'))} as visible, now()::timestamptz(3) as now from products p
-        where (p.store, p.id) in (${storeKeys(keys)}) order by p.store, p.id for no key update of p`,
+    prepared(sql`select ${productColumns('p')}, ${sql.raw(visibleProductText('p'))} as visible, now()::timestamptz(3) as now from products p
+        where (p.store, p.id) in (${storeKeys(keys)}) order by p.store, p.id for no key update of p`),
   );
   const now = rows[0] ? asDate(rows[0].now) : await transactionTime(tx);
   const products = new Map<string, Map<string, SellableProduct>>();
@@ -78,12 +78,12 @@ export async function takeStoresStock(tx: Executor, takes: Array<{ store: string
   if (takes.length === 0) return 0;
   const rows = await queryRows<{ n: number }>(
     tx,
-    sql`with stock as (select * from jsonb_to_recordset(${jsonb(takes)}) as s(store text, id uuid, taken int)),
+    prepared(sql`with stock as (select * from jsonb_to_recordset(${jsonb(takes)}) as s(store text, id uuid, taken int)),
         taken as (
           update products p set quantity = p.quantity - s.taken from stock s
           where p.store = any(array(select store from stock)) and p.id = any(array(select id from stock)) and p.store = s.store and p.id = s.id
             and p.quantity >= s.taken returning p.id)
-        select count(*)::int as n from taken`,
+        select count(*)::int as n from taken`),
   );
   return rows[0]!.n;
 }

@@ -10,7 +10,7 @@
  * served: a cursor never skips an event. The cost is a short delay while a write is in flight.
  */
 import { sql, type SQL } from 'drizzle-orm';
-import { jsonb, queryRows, type Executor } from '../../db/client.js';
+import { jsonb, prepared, queryRows, type Executor } from '../../db/client.js';
 import { SYSTEM_ACTOR, TEST_EVENT_TYPE, type Actor, type EventType } from './types.js';
 
 export interface EventRow {
@@ -40,7 +40,7 @@ export async function recordEvents(tx: Executor, store: string, list: Array<{ ty
   if (list.length === 0) return [];
   const rows = await queryRows<{ id: string }>(
     tx,
-    sql`with e as (
+    prepared(sql`with e as (
           insert into events (store, type, data, actor)
           select ${store}, x.type, x.data, x.actor
           from rows from (jsonb_to_recordset(${jsonb(list)}) as (type text, data jsonb, actor jsonb)) with ordinality as x(type, data, actor, n)
@@ -49,7 +49,7 @@ export async function recordEvents(tx: Executor, store: string, list: Array<{ ty
         d as (insert into webhook_deliveries (store, endpoint_id, event_id)
               select ${store}, w.id, e.id from e join webhook_endpoints w
                 on w.store = ${store} and not w.disabled and (e.type = any(w.events) or '*' = any(w.events)))
-        select id from e`,
+        select id from e`),
   );
   return rows.map((r) => r.id);
 }
@@ -61,7 +61,7 @@ export async function recordEvents(tx: Executor, store: string, list: Array<{ ty
 export async function recordStoreEvents(tx: Executor, list: Array<{ store: string; type: EventType; data: unknown; actor: Actor }>): Promise<void> {
   if (list.length === 0) return;
   await tx.execute(
-    sql`with e as (
+    prepared(sql`with e as (
           insert into events (store, type, data, actor)
           select x.store, x.type, x.data, x.actor
           from rows from (jsonb_to_recordset(${jsonb(list)}) as (store text, type text, data jsonb, actor jsonb)) with ordinality as x(store, type, data, actor, n)
@@ -69,7 +69,7 @@ export async function recordStoreEvents(tx: Executor, list: Array<{ store: strin
           returning id, type, store)
         insert into webhook_deliveries (store, endpoint_id, event_id)
         select e.store, w.id, e.id from e join webhook_endpoints w
-          on w.store = e.store and not w.disabled and (e.type = any(w.events) or '*' = any(w.events))`,
+          on w.store = e.store and not w.disabled and (e.type = any(w.events) or '*' = any(w.events))`),
   );
 }
 

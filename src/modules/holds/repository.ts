@@ -5,7 +5,7 @@
  * never shorter, so what is held plus what is ordered never exceeds the stock.
  */
 import { sql, type SQL } from 'drizzle-orm';
-import { jsonb, queryRows, storeKeys, type Executor } from '../../db/client.js';
+import { jsonb, prepared, queryRows, storeKeys, type Executor } from '../../db/client.js';
 import { asDate, toIso } from '../../lib/time.js';
 
 /** Units of a product one cart holds; `cartId` null: the sum of what other carts hold of it. */
@@ -36,11 +36,11 @@ export async function holdsOfStores(db: Executor, wanted: Array<{ store: string;
   const rows = await queryRows<Held & { store: string }>(
     db,
     carts.length === 0
-      ? sql`select store, null as "cartId", product_id as "productId", sum(quantity)::int as quantity ${held} group by store, product_id`
-      : sql`with mine as (${storeKeys(carts)})
+      ? prepared(sql`select store, null as "cartId", product_id as "productId", sum(quantity)::int as quantity ${held} group by store, product_id`)
+      : prepared(sql`with mine as (${storeKeys(carts)})
             select store, cart_id::text as "cartId", product_id as "productId", quantity ${held} and (store, cart_id) in (select * from mine)
             union all
-            select store, null, product_id, sum(quantity)::int ${held} and (store, cart_id) not in (select * from mine) group by store, product_id`,
+            select store, null, product_id, sum(quantity)::int ${held} and (store, cart_id) not in (select * from mine) group by store, product_id`),
   );
   for (const { store, ...h } of rows) byStore.get(store)?.push(h);
   return byStore;
@@ -99,7 +99,7 @@ export async function replaceHoldsOfStores(tx: Executor, lines: Array<{ store: s
   // part reads the rows as they were before the statement. Rows are found by `= any(array(...))`
   // (the index), then matched exactly: joined with the record set alone, they are scanned.
   await tx.execute(
-    sql`with new as (select * from jsonb_to_recordset(${jsonb(lines.map((l) => ({ ...l, until: toIso(l.until) })))})
+    prepared(sql`with new as (select * from jsonb_to_recordset(${jsonb(lines.map((l) => ({ ...l, until: toIso(l.until) })))})
                        as x(store text, "cartId" uuid, "productId" uuid, quantity int, until timestamptz)),
         gone as (
           delete from cart_holds h where h.store = any(array(select distinct store from new)) and h.cart_id = any(array(select distinct "cartId" from new))
@@ -116,7 +116,7 @@ export async function replaceHoldsOfStores(tx: Executor, lines: Array<{ store: s
           select n.store, n."productId" from new n where not exists (
             select 1 from cart_holds h where h.store = n.store and h.cart_id = n."cartId" and h.product_id = n."productId"
               and h.quantity = n.quantity and h.until > now()))
-        ${noteChanged}`,
+        ${noteChanged}`),
   );
 }
 
@@ -129,9 +129,9 @@ export async function endHolds(tx: Executor, store: string, cartIds: string[]): 
 export async function endHoldsOfStores(tx: Executor, carts: Array<{ store: string; id: string }>): Promise<void> {
   if (carts.length === 0) return;
   await tx.execute(
-    sql`with gone as (delete from cart_holds where (store, cart_id) in (${storeKeys(carts)}) returning store, product_id, until),
+    prepared(sql`with gone as (delete from cart_holds where (store, cart_id) in (${storeKeys(carts)}) returning store, product_id, until),
         changed as (select store, product_id from gone where until > now())
-        ${noteChanged}`,
+        ${noteChanged}`),
   );
 }
 

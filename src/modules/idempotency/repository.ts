@@ -5,7 +5,7 @@
  * that committed always has its answer kept. Only finished answers are stored.
  */
 import { sql } from 'drizzle-orm';
-import { jsonb, queryRows, type Executor } from '../../db/client.js';
+import { jsonb, prepared, queryRows, type Executor } from '../../db/client.js';
 
 /** A key belongs to one store and one caller: one caller's key never meets another's. */
 export interface KeyId {
@@ -32,8 +32,8 @@ const LOCK_CLASS = 0x1de0;
 export async function lockKeys(tx: Executor, ids: KeyId[]): Promise<boolean[]> {
   const rows = await queryRows<{ locked: boolean }>(
     tx,
-    sql`select pg_try_advisory_xact_lock(${LOCK_CLASS}, hashtext(x.store || chr(10) || x.caller || chr(10) || x.key)) as locked
-        from rows from (jsonb_to_recordset(${jsonb(ids)}) as (store text, caller text, key text)) with ordinality as x(store, caller, key, n) order by x.n`,
+    prepared(sql`select pg_try_advisory_xact_lock(${LOCK_CLASS}, hashtext(x.store || chr(10) || x.caller || chr(10) || x.key)) as locked
+        from rows from (jsonb_to_recordset(${jsonb(ids)}) as (store text, caller text, key text)) with ordinality as x(store, caller, key, n) order by x.n`),
   );
   return rows.map((r) => r.locked);
 }
@@ -42,10 +42,10 @@ export async function lockKeys(tx: Executor, ids: KeyId[]): Promise<boolean[]> {
 export async function findAnswers(tx: Executor, ids: KeyId[]): Promise<Array<KeptAnswer | undefined>> {
   const rows = await queryRows<KeptAnswer & { n: number }>(
     tx,
-    sql`select x.n::int as n, k.fingerprint, k.response_status as status, k.response_body as body
+    prepared(sql`select x.n::int as n, k.fingerprint, k.response_status as status, k.response_body as body
         from rows from (jsonb_to_recordset(${jsonb(ids)}) as (store text, caller text, key text)) with ordinality as x(store, caller, key, n)
         join idempotency_keys k on k.store = x.store and k.caller = x.caller and k.key = x.key
-        where k.expires_at > now()`,
+        where k.expires_at > now()`),
   );
   const found = new Map(rows.map(({ n, ...answer }) => [n, answer]));
   return ids.map((_, i) => found.get(i + 1));
@@ -55,11 +55,11 @@ export async function findAnswers(tx: Executor, ids: KeyId[]): Promise<Array<Kep
 export async function keepAnswers(tx: Executor, answers: Array<KeyId & KeptAnswer>): Promise<void> {
   if (answers.length === 0) return;
   await tx.execute(
-    sql`insert into idempotency_keys (store, caller, key, fingerprint, response_status, response_body, expires_at)
+    prepared(sql`insert into idempotency_keys (store, caller, key, fingerprint, response_status, response_body, expires_at)
         select x.store, x.caller, x.key, x.fingerprint, x.status, x.body, now() + make_interval(secs => ${KEEP_SECONDS})
         from jsonb_to_recordset(${jsonb(answers)}) as x(store text, caller text, key text, fingerprint text, status int, body text)
         on conflict (store, caller, key) do update set fingerprint = excluded.fingerprint, response_status = excluded.response_status,
-          response_body = excluded.response_body, created_at = now(), expires_at = excluded.expires_at`,
+          response_body = excluded.response_body, created_at = now(), expires_at = excluded.expires_at`),
   );
 }
 

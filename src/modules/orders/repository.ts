@@ -1,6 +1,6 @@
 /** Order SQL: orders and their lines (the products as ordered). Stock is the catalog's, carts the carts module's. */
 import { sql } from 'drizzle-orm';
-import { jsonb, nothing, part, queryRows, storeKeys, together, valueList, type Executor, type Part } from '../../db/client.js';
+import { arrayOf, jsonb, nothing, part, prepared, queryRows, storeKeys, together, type Executor, type Part } from '../../db/client.js';
 import type { DiscountSnapshot, ProductSnapshot, ShippingSnapshot, TaxLineSnapshot } from '../../db/schema.js';
 import { toIso } from '../../lib/time.js';
 import { nextOrderNumber } from '../stores/index.js';
@@ -72,7 +72,7 @@ export async function insertStoresOrders(
   });
   const rows = await queryRows<{ id: string; number: number }>(
     tx,
-    sql`with o as (
+    prepared(sql`with o as (
           select * from jsonb_to_recordset(${jsonb(ranked)})
             as o(store text, rank int, id uuid, "customerId" uuid, "addressId" uuid, "cartId" uuid, price bigint, "originalPrice" bigint,
                  "discountId" uuid, discount jsonb, "discountTotal" bigint, email text, "clientAddress" text, currency text, "pricesIncludeTax" boolean,
@@ -90,7 +90,7 @@ export async function insertStoresOrders(
           insert into order_lines (store, order_id, product_id, quantity, unit_price, line_price, product)
           select l.store, l."orderId", (l.product->>'id')::uuid, l.quantity, l."unitPrice", l."linePrice", l.product
           from jsonb_to_recordset(${jsonb(lines)}) as l(store text, "orderId" uuid, quantity int, "unitPrice" int, "linePrice" bigint, product jsonb))
-        select id::text as id, number from new_orders`,
+        select id::text as id, number from new_orders`),
   );
   return new Map(rows.map((r) => [r.id, Number(r.number)]));
 }
@@ -200,7 +200,7 @@ export async function findOrder(db: Executor, store: string, id: string, { lock 
 /** Some orders, locked in id order (so that two rounds locking overlapping orders never deadlock). */
 export async function lockOrders(db: Executor, store: string, ids: string[]): Promise<OrderRow[]> {
   if (ids.length === 0) return [];
-  return queryRows<OrderRow>(db, sql`select ${orderColumns} from orders where store = ${store} and id in (${valueList(ids)}) and deleted_at is null order by id for update`);
+  return queryRows<OrderRow>(db, prepared(sql`select ${orderColumns} from orders where store = ${store} and id = any(${arrayOf(ids, 'uuid')}) and deleted_at is null order by id for update`));
 }
 
 /** Lines of the given orders, each in product id order. */
@@ -212,8 +212,8 @@ export function orderLines(db: Executor, store: string, orderIds: string[]): Pro
 export function orderLinesPart(store: string, orderIds: string[]): Part<OrderLineRow[]> {
   if (orderIds.length === 0) return nothing([]);
   return part(
-    sql`select order_id as "orderId", quantity, line_price as "linePrice", product from order_lines
-        where store = ${store} and order_id in (${valueList(orderIds)}) order by order_id, product_id`,
+    prepared(sql`select order_id as "orderId", quantity, line_price as "linePrice", product from order_lines
+        where store = ${store} and order_id = any(${arrayOf(orderIds, 'uuid')}) order by order_id, product_id`),
     (rows) => rows as unknown as OrderLineRow[],
   );
 }
@@ -236,7 +236,7 @@ export async function transitionOrder(db: Executor, store: string, id: string, f
 export function transitionOrders(store: string, ids: string[], from: OrderStatus, to: OrderStatus): Part<OrderRow[]> {
   if (ids.length === 0) return nothing([]);
   return part(
-    sql`update orders set status = ${to}, updated_at = now() where store = ${store} and id in (${valueList(ids)}) and (status = ${from}) is true returning ${orderColumns}`,
+    prepared(sql`update orders set status = ${to}, updated_at = now() where store = ${store} and id = any(${arrayOf(ids, 'uuid')}) and (status = ${from}) is true returning ${orderColumns}`),
     (rows) => rows.map(orderOfJson),
   );
 }
@@ -285,8 +285,8 @@ export function fulfillmentsOf(db: Executor, store: string, orderIds: string[]):
 export function fulfillmentsOfPart(store: string, orderIds: string[]): Part<FulfillmentRow[]> {
   if (orderIds.length === 0) return nothing([]);
   return part(
-    sql`select id, order_id as "orderId", lines, tracking_number as "trackingNumber", tracking_url as "trackingUrl", carrier, created_at as "createdAt"
-        from fulfillments where store = ${store} and order_id in (${valueList(orderIds)}) order by created_at, id`,
+    prepared(sql`select id, order_id as "orderId", lines, tracking_number as "trackingNumber", tracking_url as "trackingUrl", carrier, created_at as "createdAt"
+        from fulfillments where store = ${store} and order_id = any(${arrayOf(orderIds, 'uuid')}) order by created_at, id`),
     (rows) => rows.map((r) => ({ ...(r as unknown as FulfillmentRow), createdAt: new Date(r.createdAt as string) })),
   );
 }

@@ -1,6 +1,6 @@
 /** Payments SQL: providers, payments and the Stripe events already applied (this module's tables only). */
 import { and, asc, eq, isNotNull, isNull, lt, or, sql } from 'drizzle-orm';
-import { jsonb, nothing, part, queryRows, together, valueList, type Executor, type Part } from '../../db/client.js';
+import { arrayOf, jsonb, nothing, part, prepared, queryRows, together, type Executor, type Part } from '../../db/client.js';
 import { paymentProviders, payments, paymentWebhookEvents, refunds } from '../../db/schema.js';
 
 export type ProviderRow = typeof paymentProviders.$inferSelect;
@@ -65,7 +65,7 @@ export function paymentsOf(db: Executor, store: string, orderIds: string[]): Pro
 export function paymentsOfPart(store: string, orderIds: string[]): Part<PaymentRow[]> {
   if (orderIds.length === 0) return nothing([]);
   return part(
-    sql`select ${paymentColumns} from payments p where p.store = ${store} and p.order_id in (${valueList(orderIds)}) order by p.created_at, p.id`,
+    prepared(sql`select ${paymentColumns} from payments p where p.store = ${store} and p.order_id = any(${arrayOf(orderIds, 'uuid')}) order by p.created_at, p.id`),
     (rows) => (rows as RawPayment[]).map(paymentOfRaw),
   );
 }
@@ -113,21 +113,16 @@ const paymentOfRaw = (p: RawPayment): PaymentRow => ({
  * another transaction holds: they only say which orders to lock, and are read again under the locks.
  */
 export async function recordEventsAndFindPayments(db: Executor, store: string, eventIds: string[], intentIds: string[], ids: string[]): Promise<{ recorded: Set<string>; found: PaymentRow[] }> {
-  // Lists of parameters: each side is an index condition of its own.
-  const wanted = [
-    ...(intentIds.length > 0 ? [sql`p.intent_id in (${valueList(intentIds)})`] : []),
-    ...(ids.length > 0 ? [sql`p.id in (${valueList(ids)})`] : []),
-  ];
-  if (wanted.length === 0) wanted.push(sql`false`);
   const rows = await queryRows<RawPayment & { recorded: string[] | null; found: boolean }>(
     db,
-    sql`with recorded as (
+    // Each side of the `or` is an index condition of its own (an empty array finds nothing).
+    prepared(sql`with recorded as (
           insert into payment_webhook_events (store, event_id)
           select ${store}, e from jsonb_array_elements_text(${jsonb([...new Set(eventIds)].sort())}) as e order by e
           on conflict do nothing returning event_id),
         ids as (select coalesce(array_agg(event_id), '{}') as recorded from recorded)
         select case when row_number() over () = 1 then ids.recorded end as recorded, p.id is not null as found, ${paymentColumns}
-        from ids left join payments p on p.store = ${store} and (${sql.join(wanted, sql` or `)})`,
+        from ids left join payments p on p.store = ${store} and (p.intent_id = any(${arrayOf(intentIds, 'text')}) or p.id = any(${arrayOf(ids, 'uuid')}))`),
   );
   return { recorded: new Set(rows.find((r) => r.recorded)?.recorded ?? []), found: rows.filter((r) => r.found).map(({ recorded: _r, found: _f, ...p }) => paymentOfRaw(p)) };
 }
@@ -147,14 +142,14 @@ export interface PaymentChange {
 export function updatePaymentsOfRound(store: string, changes: PaymentChange[]): Part<Date | undefined> {
   if (changes.length === 0) return nothing(undefined);
   return part(
-    sql`update payments p set status = c.status, captured_amount = c.captured, due_action = c.due_action,
+    prepared(sql`update payments p set status = c.status, captured_amount = c.captured, due_action = c.due_action,
           intent_id = coalesce(p.intent_id, c.intent_id),
           client_secret = case when p.intent_id is null and c.intent_id is not null then c.client_secret else p.client_secret end,
           updated_at = now()
         from jsonb_to_recordset(${jsonb(changes.map((c) => ({ id: c.id, status: c.status, captured: c.capturedAmount, due_action: c.dueAction, intent_id: c.intentId, client_secret: c.clientSecret })))})
           as c(id uuid, status text, captured bigint, due_action text, intent_id text, client_secret text)
         where p.store = ${store} and p.id = c.id
-        returning p.updated_at as "updatedAt"`,
+        returning p.updated_at as "updatedAt"`),
     (rows) => (rows[0] ? new Date(rows[0].updatedAt as string) : undefined),
   );
 }
@@ -179,13 +174,12 @@ export async function findRefund(db: Executor, store: string, id: string): Promi
   return row;
 }
 
-/** The refunds of some orders, oldest first. */
 /** The refunds of some orders, oldest first, as a statement to send with others (db/client.ts `together`). */
 export function refundsOfPart(store: string, orderIds: string[]): Part<RefundRow[]> {
   if (orderIds.length === 0) return nothing([]);
   return part(
-    sql`select store, id, order_id as "orderId", amount, reason, lines, restock, parts, status, created_at as "createdAt"
-        from refunds where store = ${store} and order_id in (${valueList(orderIds)}) order by created_at, id`,
+    prepared(sql`select store, id, order_id as "orderId", amount, reason, lines, restock, parts, status, created_at as "createdAt"
+        from refunds where store = ${store} and order_id = any(${arrayOf(orderIds, 'uuid')}) order by created_at, id`),
     (rows) => rows.map((r) => ({ ...(r as unknown as RefundRow), amount: Number(r.amount), createdAt: new Date(r.createdAt as string) })),
   );
 }

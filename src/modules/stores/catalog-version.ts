@@ -11,7 +11,7 @@
  * see modules/catalog/held-marks.ts) and refreshes only the cached answers that show them.
  */
 import { sql, type SQLWrapper } from 'drizzle-orm';
-import { jsonb, queryRows, type Executor } from '../../db/client.js';
+import { jsonb, prepared, queryRows, type Executor } from '../../db/client.js';
 
 /** The store's version sequence, as a regclass expression over a store slug. */
 export const versionSequence = (store: SQLWrapper | string) => sql`quote_ident('catalog_version_' || ${store})::regclass`;
@@ -54,8 +54,8 @@ function markManyChanged(sequenceOf: (store: SQLWrapper) => SQLWrapper) {
   return async (db: Executor, stores: string[], { position = false } = {}): Promise<string | undefined> => {
     const [row] = await queryRows<{ lsn: string | null }>(
       db,
-      sql`select count(nextval(${sequenceOf(sql`s.store`)})) as bumped, ${position ? sql`pg_current_wal_insert_lsn()::text` : sql`null::text`} as lsn
-          from jsonb_array_elements_text(${jsonb(stores)}) as s(store)`,
+      prepared(sql`select count(nextval(${sequenceOf(sql`s.store`)})) as bumped, ${position ? sql`pg_current_wal_insert_lsn()::text` : sql`null::text`} as lsn
+          from jsonb_array_elements_text(${jsonb(stores)}) as s(store)`),
     );
     return row?.lsn ?? undefined;
   };
