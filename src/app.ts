@@ -171,23 +171,25 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(commands);
   const { config } = options;
   // Requests per second this process received over the last second or more: webhook deliveries
-  // yield to them under load (WEBHOOK_YIELD_REQUESTS_PER_SECOND), and so do rounds of payment
-  // webhooks and syncs to the requests other than those payment webhooks (a stream of them alone
-  // runs at full speed). A count of arrivals cannot drift the way a count of requests in flight
-  // can when a response's end goes unseen.
+  // yield to them under load (WEBHOOK_YIELD_REQUESTS_PER_SECOND), and rounds of payment webhooks
+  // and syncs give way to the requests other than those payment webhooks from a lower rate on
+  // (PAYMENT_YIELD_REQUESTS_PER_SECOND; a stream of them alone runs at full speed). The lower rate
+  // is what keeps checkout's share on a slower machine: there, orders beside a full stream of
+  // deliveries fell under 500 a second, so the rounds never gave way and took their CPU. A count of
+  // arrivals cannot drift the way a count of requests in flight can when a response's end goes unseen.
   let requestsReceived = 0;
   let othersReceived = 0;
   const requestRate = rateOf(() => requestsReceived);
   const otherRequestRate = rateOf(() => othersReceived);
-  if (config.webhookYieldRequestsPerSecond > 0) {
+  if (config.webhookYieldRequestsPerSecond > 0 || config.paymentYieldRequestsPerSecond > 0) {
     app.addHook('onRequest', (request, _reply, done) => {
       requestsReceived++;
       if (!request.url.startsWith(PAYMENT_WEBHOOKS_PATH)) othersReceived++;
       done();
     });
   }
-  const yieldsTo = (rate: number) => config.webhookYieldRequestsPerSecond > 0 && rate >= config.webhookYieldRequestsPerSecond;
-  const payments = new PaymentsRuntime(options.database.db, config, app.log, () => yieldsTo(otherRequestRate()));
+  const yieldsTo = (threshold: number, rate: number) => threshold > 0 && rate >= threshold;
+  const payments = new PaymentsRuntime(options.database.db, config, app.log, () => yieldsTo(config.paymentYieldRequestsPerSecond, otherRequestRate()));
   app.decorate('payments', payments);
   await app.register(jobs, {
     jobs: [
@@ -207,7 +209,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     timeoutMs: config.webhookTimeoutMs,
     concurrency: config.webhookConcurrency,
     pollIntervalMs: config.webhookPollIntervalMs,
-    busy: () => yieldsTo(requestRate()),
+    busy: () => yieldsTo(config.webhookYieldRequestsPerSecond, requestRate()),
   }, app.log);
   app.decorate('deliveryWorker', worker);
   if (config.webhookPollIntervalMs > 0) app.addHook('onReady', async () => worker.start());

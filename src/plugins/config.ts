@@ -67,6 +67,8 @@ export interface Config {
   webhookConcurrency: number;
   /** Requests per second a process receives from which its deliveries yield to them (one claim per poll); 0 = never. */
   webhookYieldRequestsPerSecond: number;
+  /** Requests a second, other than Stripe's webhooks, at which a store's payment rounds give way to them (0: never). */
+  paymentYieldRequestsPerSecond: number;
   /** Longest wait for a receiver's answer (the contract's 10 s; tests shorten it). */
   webhookTimeoutMs: number;
   /** Fastify's `trustProxy`: whose X-Forwarded-For names the client (false: nobody's; never every hop). */
@@ -157,6 +159,7 @@ export function loadConfig(env: Env = process.env): Config {
     webhookPollIntervalMs: read.integer('WEBHOOK_POLL_INTERVAL_MS', 1000, 0, 600000),
     webhookConcurrency: read.integer('WEBHOOK_CONCURRENCY', 32, 1, 1000),
     webhookYieldRequestsPerSecond: read.integer('WEBHOOK_YIELD_REQUESTS_PER_SECOND', 500, 0, 1000000),
+    paymentYieldRequestsPerSecond: read.integer('PAYMENT_YIELD_REQUESTS_PER_SECOND', 100, 0, 1000000),
     webhookTimeoutMs: read.integer('WEBHOOK_TIMEOUT_MS', 10000, 100, 60000),
     trustProxy: read.trustProxy('TRUST_PROXY'),
     dbStartTimeoutSeconds: read.integer('DB_START_TIMEOUT_SECONDS', 30, 0, 3600),
