@@ -136,7 +136,10 @@ test('a server killed mid-order frees its Idempotency-Key at once: the retry on 
   const env = { DATABASE_URL: TEST_DATABASE_URL!, ORDER_RATE_LIMIT_PER_MINUTE: '0', RATE_LIMIT_PER_MINUTE: '0' };
   const [one, two] = await Promise.all([startServerProcess(env), startServerProcess(env)]);
   const blocker = new pg.Client({ connectionString: TEST_DATABASE_URL });
-  await blocker.connect();
+  // Watched from a connection of its own: inside the blocker's transaction pg_stat_activity is a
+  // snapshot taken at its first read, so polling there would never see the order start waiting.
+  const watcher = new pg.Client({ connectionString: TEST_DATABASE_URL });
+  await Promise.all([blocker.connect(), watcher.connect()]);
   try {
     const shop = await setUpStore(one.base, [10]);
     const product = shop.products[0]!;
@@ -148,12 +151,12 @@ test('a server killed mid-order frees its Idempotency-Key at once: the retry on 
     await blocker.query('select 1 from products where id = $1 for update', [product.id]);
     let answered: { status: number; text: string } | undefined;
     const first = order(one.base).then((r) => (answered = r), () => undefined);
-    const waiting = async () => (await blocker.query(`select count(*)::int as n from pg_stat_activity where wait_event_type = 'Lock' and datname = current_database()`)).rows[0].n as number;
+    const waiting = async () => (await watcher.query(`select count(*)::int as n from pg_stat_activity where wait_event_type = 'Lock' and datname = current_database()`)).rows[0].n as number;
     // Up to 15 s: a server process's first order meets a cold JIT on a machine that may be busy.
     for (let i = 0; (await waiting()) === 0; i++) {
       // An order answered without waiting never took the product's lock: say what it was answered.
       if (answered) assert.fail(`the first order was answered ${answered.status} before it reached the product lock: ${answered.text.slice(0, 300)}`);
-      if (i >= 600) assert.fail(`the first order never reached the product lock: ${JSON.stringify((await blocker.query(`select state, wait_event_type, left(query, 80) as q from pg_stat_activity where datname = current_database()`)).rows)}`);
+      if (i >= 600) assert.fail(`the first order never reached the product lock: ${JSON.stringify((await watcher.query(`select state, wait_event_type, left(query, 80) as q from pg_stat_activity where datname = current_database()`)).rows)}`);
       await new Promise((r) => setTimeout(r, 25));
     }
     one.child.kill('SIGKILL');
@@ -175,7 +178,7 @@ test('a server killed mid-order frees its Idempotency-Key at once: the retry on 
     assert.equal((await call(two.base, 'GET', `/v1/${shop.customer}/orders`, { token: shop.server })).json.total, 1);
     assert.equal((await call(two.base, 'GET', `/v1/admin/products/${product.id}`, { token: shop.admin })).json.product.quantity, 9);
   } finally {
-    await blocker.end();
+    await Promise.all([blocker.end(), watcher.end()]);
     await Promise.all([one.stop(), two.stop()]);
   }
 });
