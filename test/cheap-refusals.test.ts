@@ -11,6 +11,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { SignJWT } from 'jose';
 import { startTestApp } from './support/app.js';
 import { createStore } from './support/factories.js';
+import { wellInsideAMinute } from './support/clock.js';
 
 let statements = 0;
 const t = await startTestApp({ CLIENT_RATE_LIMIT_PER_MINUTE: '20', RATE_LIMIT_PER_MINUTE: '30' }, { onQuery: () => statements++ });
@@ -42,6 +43,7 @@ async function statementsDuring(work: () => Promise<void>): Promise<number> {
 
 test('a flood of fresh fake tokens of every shape costs no database statement once its client is limited', async () => {
   const ip = '198.51.100.7';
+  await wellInsideAMinute(20_000);
   assert.equal((await from(ip, store.storefront)).statusCode, 200, 'a known credential of this address');
   const first: number[] = [];
   const beforeLimited = await statementsDuring(async () => {
@@ -67,6 +69,7 @@ test('a flood of fresh fake tokens of every shape costs no database statement on
 
 test('a valid public caller over its limit, and a secret token over its own, are refused before any database work', async () => {
   const ip = '198.51.100.20';
+  await wellInsideAMinute(20_000);
   assert.ok(await statementsDuring(async () => {
     for (let i = 0; i < 20; i++) assert.equal((await from(ip, store.storefront)).statusCode, 200);
   }) > 0, 'a valid token is looked up until its limit (the count works)');
@@ -87,6 +90,7 @@ test('a revoked token that this process knew is refused and forgotten: it then s
   const s = await createStore(t);
   const issued = await t.request('POST', '/api/v1/admin/tokens', { token: s.admin, body: { kind: 'storefront' } });
   const ip = '198.51.100.40';
+  await wellInsideAMinute(20_000);
   assert.equal((await from(ip, issued.json.secret)).statusCode, 200);
   assert.equal((await t.request('DELETE', `/api/v1/admin/tokens/${issued.json.token.id}`, { token: s.admin })).status, 200);
   const statuses = [];

@@ -13,6 +13,7 @@ import { startAppOn, startTestApp, type Reply } from './support/app.js';
 import { assertProblem, createProduct, createStore, type TestStore } from './support/factories.js';
 import { ADDRESS, createAddress, stockOf } from './support/shop.js';
 import { logBuffer } from './support/log-buffer.js';
+import { wellInsideAMinute } from './support/clock.js';
 import { loadConfig, ConfigError } from '../src/plugins/config.js';
 
 const LIMITS = { TRUST_PROXY: '127.0.0.1', HOLDS_PER_CLIENT: '3', UNPAID_ORDERS_PER_CLIENT: '3', DISCOUNT_ATTEMPTS_PER_MINUTE: '10' };
@@ -225,10 +226,7 @@ test('DISCOUNT_ATTEMPTS_PER_MINUTE: 30 guesses from one client, 10 are answered,
   const p = await createProduct(t, s, { quantity: 100 });
   await t.request('POST', '/api/v1/admin/discounts', { token: s.admin, body: { code: 'REAL10', type: 'percentage', value: 10 } });
   const guesser = '203.0.113.60';
-  // The limit counts per minute of the clock: begin well inside one, or it may turn between the
-  // guesses and the order below and give the client a fresh minute.
-  const intoMinute = Date.now() % 60_000;
-  if (intoMinute > 40_000) await new Promise((r) => setTimeout(r, 60_000 - intoMinute + 100));
+  await wellInsideAMinute(20_000);
   const cart = await newCart(s, [{ id: p.id, quantity: 1 }], guesser);
   for (let i = 0; i < 15; i++) assert.equal((await t.request('POST', `/api/v1/carts/${cart.id}/discount`, { token: s.storefront, body: { code: 'REAL10' }, headers: from(guesser) })).status, 200);
   const guesses = await Promise.all(Array.from({ length: 30 }, (_, i) => t.request('POST', `/api/v1/carts/${cart.id}/discount`, { token: s.storefront, body: { code: `TRY${i}` }, headers: from(guesser) })));

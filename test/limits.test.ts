@@ -10,6 +10,7 @@ import { Redis } from 'ioredis';
 import { startAppOn, startTestApp } from './support/app.js';
 import { assertProblem, createProduct, createStore, mintCustomerToken } from './support/factories.js';
 import { createAddress, placeOrder } from './support/shop.js';
+import { wellInsideAMinute } from './support/clock.js';
 
 const base = await startTestApp();
 const limited = await startAppOn(base.database, {
@@ -44,6 +45,7 @@ async function redisAnswers(): Promise<boolean> {
 
 test('over RATE_LIMIT_PER_MINUTE a secret token gets 429 RATE_LIMITED with Retry-After and RateLimit-* headers', async () => {
   const s = await createStore(base);
+  await wellInsideAMinute();
   const answers = [];
   for (let i = 0; i < 6; i++) answers.push(await limited.request('GET', '/api/v1/collections', { token: s.server }));
   assert.deepEqual(answers.slice(0, 5).map((r) => r.status), [200, 200, 200, 200, 200]);
@@ -58,6 +60,7 @@ test('over RATE_LIMIT_PER_MINUTE a secret token gets 429 RATE_LIMITED with Retry
 
 test('public callers count per store and client address: one client flooding does not stop another of the same storefront token', async () => {
   const s = await createStore(base);
+  await wellInsideAMinute();
   const flood = await Promise.all(Array.from({ length: 12 }, () => from('203.0.113.1', 'GET', '/api/v1/collections', { token: s.storefront })));
   assert.equal(flood.filter((r) => r.statusCode === 200).length, 5);
   assert.equal(flood.filter((r) => r.statusCode === 429).length, 7);
@@ -69,6 +72,7 @@ test('public callers count per store and client address: one client flooding doe
 });
 
 test('requests without a valid token count against their client address', async () => {
+  await wellInsideAMinute();
   const statuses = [];
   for (let i = 0; i < 6; i++) statuses.push((await from('203.0.113.9', 'GET', '/api/v1/products', { token: `nope-${i}` })).statusCode);
   assert.deepEqual(statuses, [401, 401, 401, 401, 401, 429]);
@@ -77,6 +81,7 @@ test('requests without a valid token count against their client address', async 
 
 test('guest sessions: at most GUEST_SESSIONS_PER_MINUTE per store and client address', async () => {
   const s = await createStore(base);
+  await wellInsideAMinute();
   const statuses = [];
   for (let i = 0; i < 3; i++) statuses.push((await from('203.0.113.20', 'POST', '/api/v1/guest-sessions', { token: s.storefront })).statusCode);
   assert.deepEqual(statuses, [201, 201, 429]);
@@ -90,6 +95,7 @@ test('order creation has its own tighter limit per store and customer', async ()
   const two = await createAddress(base, s);
   const order = (who: { customer: string; address: { id: string } }) =>
     placeOrder(limited, s, who.customer, { address: who.address.id, products: [{ id: p.id, quantity: 1 }] });
+  await wellInsideAMinute();
   assert.equal((await order(one)).status, 201);
   assert.equal((await order(one)).status, 201);
   const refused = await order(one);
@@ -125,6 +131,7 @@ test('with REDIS_URL two processes share one counter', { skip: !(await redisAnsw
   const a = await startAppOn(base.database, env, { rateLimitPrefix: prefix });
   const b = await startAppOn(base.database, env, { rateLimitPrefix: prefix });
   const s = await createStore(base);
+  await wellInsideAMinute();
   const statuses = [];
   for (let i = 0; i < 5; i++) statuses.push((await (i % 2 ? b : a).request('GET', '/api/v1/collections', { token: s.server })).status);
   assert.deepEqual(statuses, [200, 200, 200, 200, 429]);

@@ -12,6 +12,7 @@ import { startAppOn, startTestApp, type TestApp } from './support/app.js';
 import { createStore } from './support/factories.js';
 import { freePort } from './support/server-process.js';
 import { LEVEL, logBuffer, type LogBuffer } from './support/log-buffer.js';
+import { wellInsideAMinute } from './support/clock.js';
 
 const base = await startTestApp();
 const LIMITS = { RATE_LIMIT_PER_MINUTE: '4', CLIENT_RATE_LIMIT_PER_MINUTE: '4', GUEST_SESSIONS_PER_MINUTE: '2' };
@@ -41,6 +42,7 @@ test('Redis on a closed port: limits count in this process, the start and /api/r
   assert.equal(events(log, 'rate_limits_degraded').length, 1, `the start says so: ${log.text()}`);
 
   const s = await createStore(base);
+  await wellInsideAMinute();
   assert.deepEqual(await statuses(app, 6, 'GET', '/api/v1/collections', s.server), [200, 200, 200, 200, 429, 429]);
   assert.deepEqual(await statuses(app, 3, 'POST', '/api/v1/guest-sessions', s.storefront), [201, 201, 429]);
   await statuses(app, 40, 'GET', '/api/v1/collections', s.storefront);
@@ -79,15 +81,19 @@ test('a real Redis that stops and comes back: shared counters, then per-process 
   const a = await startAppOn(base.database, env, { logger: logA.logger, rateLimitPrefix: prefix });
   const b = await startAppOn(base.database, env, { logger: logB.logger, rateLimitPrefix: prefix });
   assert.equal(events(logA, 'rate_limits_shared').length, 1, 'the start says the counters are shared');
+  assert.equal(events(logB, 'rate_limits_shared').length, 1, 'in both processes');
   const s = await createStore(base);
   const token = async () => (await base.request('POST', '/api/v1/admin/tokens', { token: s.admin, body: { kind: 'server' } })).json.secret as string;
 
-  assert.deepEqual(await statuses([a, b], 5, 'GET', '/api/v1/collections', await token()), [200, 200, 200, 200, 429], 'one counter for both');
+  const first = await token();
+  await wellInsideAMinute();
+  assert.deepEqual(await statuses([a, b], 5, 'GET', '/api/v1/collections', first), [200, 200, 200, 200, 429], 'one counter for both');
   assert.deepEqual((await a.request('GET', '/api/ready')).json, { status: 'ready' });
 
   await stopRedis();
   await until('process A to notice', () => events(logA, 'rate_limits_degraded').length === 1);
   const during = await token();
+  await wellInsideAMinute();
   assert.deepEqual(await statuses(a, 5, 'GET', '/api/v1/collections', during), [200, 200, 200, 200, 429], 'A still limits, alone');
   assert.equal((await a.request('GET', '/api/ready')).json.status, 'degraded');
   await statuses(a, 20, 'GET', '/api/v1/collections', during);
@@ -97,6 +103,8 @@ test('a real Redis that stops and comes back: shared counters, then per-process 
   await until('process A to reconnect', () => events(logA, 'rate_limits_restored').length === 1, 15_000);
   await until('process B to reconnect', () => events(logB, 'rate_limits_restored').length === 1, 15_000);
   assert.deepEqual((await a.request('GET', '/api/ready')).json, { status: 'ready' });
-  assert.deepEqual(await statuses([a, b], 5, 'GET', '/api/v1/collections', await token()), [200, 200, 200, 200, 429], 'shared again');
+  const again = await token();
+  await wellInsideAMinute();
+  assert.deepEqual(await statuses([a, b], 5, 'GET', '/api/v1/collections', again), [200, 200, 200, 200, 429], 'shared again');
   assert.ok(!logA.text().includes('"stack"'));
 });
