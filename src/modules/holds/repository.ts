@@ -96,14 +96,13 @@ export async function replaceHolds(tx: Executor, store: string, lines: Held[], u
 export async function replaceHoldsOfStores(tx: Executor, lines: Array<{ store: string; cartId: string; productId: string; quantity: number; until: Date }>): Promise<void> {
   if (lines.length === 0) return;
   // The delete touches only rows the insert does not: a statement may not change a row twice. Every
-  // part reads the rows as they were before the statement. Rows are found by `= any(array(...))`
-  // (the index), then matched exactly: joined with the record set alone, they are scanned.
+  // part reads the rows as they were before the statement. Rows are found pair by pair,
+  // `(store, cart) in (select ...)` (the index), as takeStoresStock explains.
   await tx.execute(
     prepared(sql`with new as (select * from jsonb_to_recordset(${jsonb(lines.map((l) => ({ ...l, until: toIso(l.until) })))})
                        as x(store text, "cartId" uuid, "productId" uuid, quantity int, until timestamptz)),
         gone as (
-          delete from cart_holds h where h.store = any(array(select distinct store from new)) and h.cart_id = any(array(select distinct "cartId" from new))
-            and exists (select 1 from new n where n.store = h.store and n."cartId" = h.cart_id)
+          delete from cart_holds h where (h.store, h.cart_id) in (select store, "cartId" from new)
             and not exists (select 1 from new n where n.store = h.store and n."cartId" = h.cart_id and n."productId" = h.product_id)
           returning h.store, h.product_id, h.until),
         held as (
