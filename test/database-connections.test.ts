@@ -89,6 +89,37 @@ test('the token lookup reads one index entry per token, never the whole tokens t
   }
 });
 
+test('a round\'s stock update over several stores finds each (store, product) by the index, never every store with every id', { skip: poolerSkip }, async () => {
+  const { database, t } = await oneConnection(true);
+  const stores = [await createStore(t), await createStore(t), await createStore(t)];
+  const products: Array<{ store: string; id: string }> = [];
+  for (const store of stores) products.push({ store: store.slug, id: (await createProduct(t, store, { quantity: 10 }))!.id });
+  await orderOf(t, stores[0]!, [{ id: products[0]!.id }]);
+  // A catalog large enough that the planner has to choose, and statistics that say so.
+  await database.db.execute(sql`insert into products (store, status, name, slug, price, quantity, sku)
+    select ${stores[1]!.slug}, 'ACTIVE', 'Plan ' || i, 'plan-' || i, 100, 10, 'PLAN-' || i from generate_series(1, 3000) i`);
+  await database.db.execute(sql`analyze products`);
+  const [update] = await queryRows<{ name: string; types: string[] }>(database.db, sql`select name, parameter_types::text[] as types from pg_prepared_statements
+    where statement like '%update products p set quantity = p.quantity - s.taken%'`);
+  assert.ok(update, 'the stock update is prepared');
+  const values: Record<string, string> = {
+    jsonb: `'${JSON.stringify(products.map((p) => ({ ...p, taken: 0 })))}'::jsonb`,
+    'text[]': `'{${products.map((p) => p.store).join(',')}}'::text[]`,
+    'uuid[]': `'{${products.map((p) => p.id).join(',')}}'::uuid[]`,
+  };
+  // The plan a busy round gets once the statement is prepared: the generic one.
+  await database.db.execute(sql`set plan_cache_mode = force_generic_plan`);
+  try {
+    const plan = (await queryRows<{ 'QUERY PLAN': string }>(database.db, sql.raw(`explain execute ${update.name}(${update.types.map((type) => values[type]!).join(', ')})`)))
+      .map((r) => r['QUERY PLAN']).join('\n');
+    assert.doesNotMatch(plan, /Seq Scan on products|= ANY/, plan);
+    assert.match(plan, /Index Scan using products_store_id_pk on products p\b/, plan);
+    assert.match(plan, /Index Cond: \(\(store = \w+\.store\) AND \(id = \w+\.id\)\)/, plan);
+  } finally {
+    await database.db.execute(sql`reset plan_cache_mode`);
+  }
+});
+
 test('a connection whose server turned read-only answers 503 and is replaced by one that writes', { skip: poolerSkip }, async () => {
   const { database, t } = await oneConnection(true);
   const store = await createStore(t);

@@ -182,7 +182,7 @@ export async function completeStoresCarts(tx: Executor, carts: Array<{ store: st
     prepared(sql`with done as (select * from jsonb_to_recordset(${jsonb(carts)}) as x(store text, id uuid, "customerId" uuid, "addressId" uuid)),
         completed as (
           update carts c set status = 'COMPLETED', customer_id = x."customerId", address_id = x."addressId", updated_at = now(), ${endedHold} from done x
-          where (c.store, c.id) in (select store, id from done) and c.store = x.store and c.id = x.id
+          where (c.store, c.id) in (${storeKeys(carts)}) and c.store = x.store and c.id = x.id
             and c.status = 'PENDING' and c.deleted_at is null returning c.id)
         select count(*)::int as n from completed`),
   );
@@ -218,7 +218,7 @@ export async function recordHoldsOfStores(tx: Executor, holds: Array<{ store: st
   await tx.execute(
     prepared(sql`with x as (select * from jsonb_to_recordset(${jsonb(rows)}) as x(store text, id uuid, until timestamptz, started timestamptz, client text))
         update carts c set held_until = x.until, hold_started_at = x.started, hold_client = x.client, expires_at = greatest(c.expires_at, x.until)
-        from x where (c.store, c.id) in (select store, id from x) and c.store = x.store and c.id = x.id`),
+        from x where (c.store, c.id) in (${storeKeys(rows)}) and c.store = x.store and c.id = x.id`),
   );
 }
 

@@ -71,10 +71,11 @@ export async function lockStoresSellableProducts(tx: Executor, stores: Array<{ s
 /**
  * Takes units of locked products of one store or several, one guarded statement for them all
  * (never below zero). Answers how many products it changed, for the caller to check against what
- * it expected. It finds its rows pair by pair (`(store, id) in (select ...)`, one index probe
- * each): a join with a JSON record set alone may be planned as a scan of the whole table (the
- * planner guesses 100 rows for the set), and `store = any(...) and id = any(...)` probes every
- * store of the round with every id (625 probes for 25 orders of 25 stores).
+ * it expected. It finds its rows pair by pair, `(store, id) in (storeKeys)`: one index probe
+ * each, since the planner takes an `unnest` of array parameters for a few rows. Joined with the
+ * JSON record set alone they are scanned (the planner guesses 100 rows for the set, and hashes the
+ * whole table against them), and `store = any(...) and id = any(...)` probes every store of the
+ * round with every id (all the rows of 25 stores for 25 orders of 25 stores).
  */
 export async function takeStoresStock(tx: Executor, takes: Array<{ store: string; id: string; taken: number }>): Promise<number> {
   if (takes.length === 0) return 0;
@@ -83,7 +84,7 @@ export async function takeStoresStock(tx: Executor, takes: Array<{ store: string
     prepared(sql`with stock as (select * from jsonb_to_recordset(${jsonb(takes)}) as s(store text, id uuid, taken int)),
         taken as (
           update products p set quantity = p.quantity - s.taken from stock s
-          where (p.store, p.id) in (select store, id from stock) and p.store = s.store and p.id = s.id
+          where (p.store, p.id) in (${storeKeys(takes)}) and p.store = s.store and p.id = s.id
             and p.quantity >= s.taken returning p.id)
         select count(*)::int as n from taken`),
   );

@@ -161,7 +161,7 @@ export async function addStoresUses(tx: Executor, uses: Array<{ store: string; i
     sql`with used as (select * from jsonb_to_recordset(${jsonb(uses)}) as u(store text, id uuid, uses int)),
         counted as (
           update discounts d set usage_count = d.usage_count + u.uses from used u
-          where (d.store, d.id) in (select store, id from used) and d.store = u.store and d.id = u.id
+          where (d.store, d.id) in (${storeKeys(uses)}) and d.store = u.store and d.id = u.id
             and (d.usage_limit is null or d.usage_count + u.uses <= d.usage_limit) returning d.id)
         select count(*)::int as n from counted`,
   );

@@ -97,12 +97,12 @@ export async function replaceHoldsOfStores(tx: Executor, lines: Array<{ store: s
   if (lines.length === 0) return;
   // The delete touches only rows the insert does not: a statement may not change a row twice. Every
   // part reads the rows as they were before the statement. Rows are found pair by pair,
-  // `(store, cart) in (select ...)` (the index), as takeStoresStock explains.
+  // `(store, cart_id) in (storeKeys)` (the index), as takeStoresStock explains.
   await tx.execute(
     prepared(sql`with new as (select * from jsonb_to_recordset(${jsonb(lines.map((l) => ({ ...l, until: toIso(l.until) })))})
                        as x(store text, "cartId" uuid, "productId" uuid, quantity int, until timestamptz)),
         gone as (
-          delete from cart_holds h where (h.store, h.cart_id) in (select store, "cartId" from new)
+          delete from cart_holds h where (h.store, h.cart_id) in (${storeKeys(lines.map((l) => ({ store: l.store, id: l.cartId })))})
             and not exists (select 1 from new n where n.store = h.store and n."cartId" = h.cart_id and n."productId" = h.product_id)
           returning h.store, h.product_id, h.until),
         held as (
