@@ -17,6 +17,8 @@ export interface LoadPlan {
   /** Headers of each body (a webhook's signature), taken with it. */
   bodyHeaders?: Array<Record<string, string>>;
   sequential?: boolean;
+  /** The turn of the first request (a sequential plan taken up where an earlier run of it stopped). */
+  start?: number;
   /**
    * Requests each with a token, path and body of their own (the workloads spread over many stores,
    * bench/spread.ts): picked like the paths, and used instead of them.
@@ -41,6 +43,8 @@ export interface LoadResult {
   p99: number;
   errors: number;
   statusCodes: Record<string, number>;
+  /** The turn after the last request made (warm-up included): where a later run of a sequential plan starts. */
+  next?: number;
 }
 
 function pick<T>(list: T[], turn: number, sequential: boolean | undefined): T {
@@ -144,9 +148,10 @@ async function run(plan: LoadPlan, seconds: number, amount?: number): Promise<au
 }
 
 const plan = JSON.parse(readFileSync(process.argv[2]!, 'utf8')) as LoadPlan;
+turn = plan.start ?? 0;
 if (plan.rate) {
   if (plan.warmupSeconds > 0) await paced(plan, plan.warmupSeconds);
-  console.log(JSON.stringify(await paced(plan, plan.seconds)));
+  console.log(JSON.stringify({ ...(await paced(plan, plan.seconds)), next: turn }));
   process.exit(0);
 }
 if (plan.warmupSeconds > 0 && !plan.amount) await run(plan, plan.warmupSeconds);
@@ -161,5 +166,6 @@ const output: LoadResult = {
   p99: result.latency.p99,
   errors: result.non2xx + result.errors + result.timeouts,
   statusCodes,
+  next: turn,
 };
 console.log(JSON.stringify(output));

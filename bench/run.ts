@@ -4,14 +4,17 @@
  *   --products 10000        catalog sizes, comma-separated (e.g. 1000,100000)
  *   --embedded              PGlite in a temporary DATA_DIR instead of PostgreSQL (BENCH_DATABASE_URL)
  *   --seconds 10 --warmup 3 --connections 50 --only list-products,order-cart
- *   --port 3900             the server's port (the ceiling server uses the next one, the receiver +50)
+ *   --port 3900             the server's port (the ceiling server uses the next one, the spread servers the
+ *                           ones after it, the receiver +50)
  *   --no-webhooks           skip the webhook runs (order-spread with an endpoint, backlog drain)
  *   --cpu-prof DIR          write the server's CPU profile (node --cpu-prof) to DIR
  *   --stores 1,2000         the spread workloads (bench/spread.ts: cart-create, cart-add-line, order-spread,
  *                           order-from-cart, cart-hold, list-products) on N stores each, every request for a
- *                           store drawn at random, each count on a fresh server (its peak RSS), beside the
- *                           bare-SQL ceiling spread the same way; --stores 0 skips them, --spread-only runs
- *                           only them; the chart of them is bench/results/latest-spread.svg
+ *                           store drawn at random, each count on a server of its own (its peak RSS), beside
+ *                           the bare-SQL ceiling spread the same way; --stores 0 skips them, --spread-only runs
+ *                           only them; the chart of them is bench/results/latest-spread.svg; PostgreSQL only
+ *   --spread-passes 3       how many times the spread runs are made, the counts taking turns: each ratio
+ *                           is the median of the passes' own
  *   --replica URL           the read workloads again on a server with DATABASE_READ_URL=URL (a replica
  *                           of BENCH_DATABASE_URL, e.g. scripts/ha/cluster.sh's ports), compared with
  *                           the primary alone; the catalog cache is off in both, or it would answer
@@ -19,7 +22,7 @@
  * it measured; git keeps the history).
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, freemem, totalmem, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -34,7 +37,7 @@ import { seedBench, type BenchFixture } from './seed.js';
 import { measureDrain, startBenchReceiver, subscribe, type DrainResult } from './webhooks.js';
 import { BENCH_SECRETS_KEY, enableBenchStripe, paidCounts, pendingPaymentDeliveries } from './payments.js';
 import { holdCarts, prepareActiveHolds, prepareHoldCarts, selloutWithHolds, type HeldSelloutResult } from './holds.js';
-import { ceilingRows, seedSpread, SPREAD_WORKLOADS } from './spread.js';
+import { ceilingRows, seedSpread, SPREAD_WORKLOADS, type SpreadStore, type Target } from './spread.js';
 import { spreadChart } from './spread-chart.js';
 
 const ROOT = new URL('../', import.meta.url).pathname;
@@ -55,6 +58,8 @@ const { values } = parseArgs({
     replica: { type: 'string' },
     stores: { type: 'string', default: '1,2000' },
     'spread-only': { type: 'boolean', default: false },
+    // The spread runs are made this many times, alternating the counts' order (see benchSpread).
+    'spread-passes': { type: 'string', default: '3' },
   },
   allowNegative: true,
 });
@@ -407,27 +412,36 @@ const PAYMENT_TARGET_PACE = 1000;
  * PAYMENT_STREAM_PACE (each compared with order-spread just before).
  */
 /**
- * CPU milliseconds the server process and this database's PostgreSQL backends have used so far: a
- * workload's difference over its requests is what one costs, whatever else the machine runs (its
- * throughput on a shared machine is not).
+ * CPU milliseconds the server process and PostgreSQL have used so far: a workload's difference over
+ * its requests is what one costs, whatever else the machine runs (its throughput on a shared machine
+ * is not). PostgreSQL's is its postmaster's children's: the live ones (backends, and the checkpointer
+ * and WAL writer the writes keep busy) and those that ended, which the kernel adds to the
+ * postmaster's own count when it reaps them, so a connection the pool closes mid-run still counts.
  */
+let postmasterPid: number | undefined;
 async function serviceCpuMs(serverPid: number): Promise<{ server: number; database: number }> {
-  const client = new pg.Client({ connectionString: DATABASE_URL });
-  await client.connect();
-  try {
-    const { rows } = await client.query<{ pid: number }>('select pid from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()');
-    let database = 0;
-    for (const { pid } of rows) {
-      try {
-        database += cpuMs(pid);
-      } catch {
-        // A backend that ended meanwhile.
-      }
+  if (postmasterPid === undefined) {
+    const client = new pg.Client({ connectionString: DATABASE_URL });
+    await client.connect();
+    try {
+      // Read while the backend lives: its parent is the postmaster.
+      postmasterPid = Number(statFields((await client.query<{ pid: number }>('select pg_backend_pid() as pid')).rows[0]!.pid)[1]);
+    } finally {
+      await client.end();
     }
-    return { server: cpuMs(serverPid), database };
-  } finally {
-    await client.end();
   }
+  const postmaster = postmasterPid;
+  const reaped = statFields(postmaster);
+  let database = (Number(reaped[13]) + Number(reaped[14])) * 10;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (Number(statFields(Number(entry))[1]) === postmaster) database += cpuMs(Number(entry));
+    } catch {
+      // A process that ended meanwhile.
+    }
+  }
+  return { server: cpuMs(serverPid), database };
 }
 
 /** CPU ms per request of a workload between two `serviceCpuMs` readings (its warm-up counted in). */
@@ -634,19 +648,27 @@ interface SpreadRow extends LoadResult {
   stores: number;
   /** Writes: the minimal order transaction with its rows spread over the same stores; reads: the bare server. */
   ceiling: LoadResult | null;
+  /** The median over the passes of this row's req/s to its ceiling's in the same pass. */
   ratio: number | null;
-  /** The same workload on one store (the `--stores 1` run), and this row's ratio to it. */
+  /** The same workload on one store (the `--stores 1` rows): its req/s, and the median over the passes of this row's ratio to it. */
   oneStore: number | null;
   toOneStore: number | null;
+  /** Each pass's own ratios, in the order run: what the medians are of. */
+  passes?: { ratio: Array<number | null>; toOneStore: Array<number | null> };
   /** The server's round trips to the database per request (approximate: the warm-up's requests are estimated). */
   queriesPerRequest?: number;
   /** The server's CPU time (user and system) per request, in ms, measured the same way. */
   cpuPerRequest?: number;
+  /** Likewise, PostgreSQL's (serviceCpuMs). */
+  databaseCpuPerRequest?: number;
 }
+
+/** A process's /proc stat fields from the third (its state) on: [1] is its parent, [11] and [12] its user and system time, [13] and [14] its reaped children's. */
+const statFields = (pid: number) => readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
 
 /** CPU time a process has used so far (user and system), in ms: /proc counts it in clock ticks of 10 ms. */
 function cpuMs(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  const fields = statFields(pid);
   return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
@@ -671,93 +693,185 @@ async function warm(base: string, targets: Array<{ token: string; path: string }
 
 const STORE_COUNTS = values.stores.split(',').map(Number).filter((n) => n > 0);
 const SPREAD_NAMES = Object.keys(SPREAD_WORKLOADS).filter((name) => !values.only || values.only.split(',').includes(name));
+const SPREAD_PASSES = Math.max(1, Number(values['spread-passes']));
+
+function median(numbers: number[]): number {
+  const sorted = [...numbers].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+}
+const medianRatio = (ratios: Array<number | null>) => {
+  const known = ratios.filter((r): r is number => r !== null);
+  return known.length > 0 ? Math.round(median(known) * 100) / 100 : null;
+};
+
+/** One workload's runs on one store count, one per pass, and what the server and PostgreSQL spent on them. */
+interface SpreadRuns {
+  results: LoadResult[];
+  ceilings: Array<LoadResult | null>;
+  queries: number;
+  cpu: number;
+  databaseCpu: number;
+  served: number;
+}
 
 /**
- * The spread workloads (bench/spread.ts) for each store count: the stores seeded in bulk, a fresh
- * server for each count (so its peak RSS is that count's), then the ceilings spread the same way.
+ * The spread workloads (bench/spread.ts) for each store count, in passes. Every count's stores are
+ * seeded first, into one database; then each pass starts one server per count (so a server's peak
+ * RSS is its count's) and runs each workload on every count back to back, the counts' order
+ * reversed from one pass to the next, then the ceilings spread the same way. A ratio compares runs
+ * of the same pass (made a minute or less apart) and the table gives its median over the passes:
+ * on a shared machine whose speed drifts by a third from one minute to the next, figures measured
+ * in one block each (every one-store run, then every spread run, minutes later) swung from 0.58 to
+ * 1.11 for the same code (docs/performance.md).
  */
 async function benchSpread(products: number): Promise<{ rows: SpreadRow[]; peakRss: Record<number, number> }> {
-  const rows: SpreadRow[] = [];
   const peakRss: Record<number, number> = {};
   const { database, env, cleanup } = await freshDatabase();
   const port = Number(values.port);
-  const base = `http://127.0.0.1:${port}`;
+  const runs = new Map<string, SpreadRuns>();
+  const runsOf = (name: string, count: number) => {
+    const key = `${name}\u0000${count}`;
+    if (!runs.has(key)) runs.set(key, { results: [], ceilings: [], queries: 0, cpu: 0, databaseCpu: 0, served: 0 });
+    return runs.get(key)!;
+  };
   try {
+    const storesOf = new Map<number, SpreadStore[]>();
     for (const count of STORE_COUNTS) {
       console.error(`\n== spread over ${count} stores (${Math.max(10, Math.floor(products / count))} products each): seeding`);
       const started = performance.now();
-      const stores = await seedSpread(database.db, `s${count}`, count, products);
+      storesOf.set(count, await seedSpread(database.db, `s${count}`, count, products));
       console.error(`   seeded in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+    }
+    // Each workload's requests are drawn once for the whole run, so that a sequential plan (carts to
+    // order, each once) goes on in the next pass from where it stopped.
+    const drawn = new Map<string, Target[]>();
+    const targetsOf = (name: string, count: number) => {
+      const key = `${name}\u0000${count}`;
+      if (!drawn.has(key)) drawn.set(key, SPREAD_WORKLOADS[name]!.targets(storesOf.get(count)!));
+      return drawn.get(key)!;
+    };
+    const nextTurn = new Map<string, number>();
+    for (let pass = 0; pass < SPREAD_PASSES; pass++) {
+      const counts = pass % 2 === 0 ? STORE_COUNTS : [...STORE_COUNTS].reverse();
+      console.error(`\n== spread, pass ${pass + 1} of ${SPREAD_PASSES}`);
       // The server counts its round trips to the database (bench/count-queries.mjs): per request, per workload.
-      const countFile = join(tmpdir(), `bench-queries-${process.pid}`);
-      const queries = () => Number(readFileSyncSafe(countFile) ?? 0);
-      const server = await startProcess(['--import', join(ROOT, 'bench/count-queries.mjs'), ...SERVE_ARGS], { ...serverEnvOf(env, port), QUERY_COUNT_FILE: countFile }, async () => (await fetch(`${base}/api/ready`)).ok);
-      const answers: Record<string, string> = {};
+      const servers = new Map<number, { process: ChildProcess; base: string; countFile: string }>();
+      const answers = new Map<number, Record<string, string>>();
       try {
+        for (const [i, count] of STORE_COUNTS.entries()) {
+          const base = `http://127.0.0.1:${port + 2 + i}`;
+          const countFile = join(tmpdir(), `bench-queries-${process.pid}-${count}`);
+          const server = await startProcess(['--import', join(ROOT, 'bench/count-queries.mjs'), ...SERVE_ARGS], { ...serverEnvOf(env, port + 2 + i), QUERY_COUNT_FILE: countFile }, async () => (await fetch(`${base}/api/ready`)).ok);
+          servers.set(count, { process: server, base, countFile });
+          answers.set(count, {});
+        }
         for (const name of SPREAD_NAMES) {
           const w = SPREAD_WORKLOADS[name]!;
-          const targets = w.targets(stores);
-          if (w.kind === 'read') {
-            const first = await fetch(base + targets[0]!.path, { headers: { authorization: `Bearer ${targets[0]!.token}` } });
-            answers[targets[0]!.path] = await first.text();
-            if (!first.ok) throw new Error(`${name}: ${first.status}`);
-            // Every store's page once first, as the one-store run's first request does for its one
-            // store: both then measure warm caches, not 2,000 first reads in a 10 s run.
-            await warm(base, targets);
-          }
-          console.error(`   ${name} over ${count} stores`);
-          await new Promise((r) => setTimeout(r, 300));
-          const before = queries();
-          const cpuBefore = cpuMs(server.pid!);
-          const result = await runJson<LoadResult>('bench/load.ts', {
-            url: base, method: w.kind === 'read' ? 'GET' : 'POST', token: '', paths: [], targets, sequential: w.sequential, connections: CONNECTIONS, warmupSeconds: WARMUP, seconds: SECONDS,
-          } satisfies LoadPlan);
-          await new Promise((r) => setTimeout(r, 300));
-          // Over the warm-up and the run: the load generator reports the run's requests only.
-          const served = Math.max(1, result.requests * (1 + WARMUP / SECONDS));
-          const perRequest = Math.round(((queries() - before) / served) * 10) / 10;
-          const cpuPerRequest = Math.round(((cpuMs(server.pid!) - cpuBefore) / served) * 100) / 100;
-          rows.push({ workload: name, stores: count, ...result, ceiling: null, ratio: null, oneStore: null, toOneStore: null, queriesPerRequest: perRequest, cpuPerRequest });
-        }
-        peakRss[count] = peakRssMb(server.pid!);
-      } finally {
-        await stopProcess(server);
-      }
-      const reads = rows.filter((r) => r.stores === count && SPREAD_WORKLOADS[r.workload]!.kind === 'read');
-      if (reads.length > 0) {
-        const file = join(tmpdir(), `bench-spread-answers-${process.pid}.json`);
-        writeFileSync(file, JSON.stringify(answers));
-        const ceilingServer = await startProcess(['--import', 'tsx', 'bench/ceiling-server.ts', String(port + 1), file], {}, async () => (await fetch(`http://127.0.0.1:${port + 1}/`)).ok);
-        try {
-          for (const row of reads) {
-            console.error(`   ceiling: ${row.workload} over ${count} stores`);
-            row.ceiling = await runJson<LoadResult>('bench/load.ts', {
-              url: `http://127.0.0.1:${port + 1}`, method: 'GET', token: 'x', paths: [], targets: SPREAD_WORKLOADS[row.workload]!.targets(stores), connections: CONNECTIONS, warmupSeconds: WARMUP, seconds: SECONDS,
+          for (const count of counts) {
+            const { process: server, base, countFile } = servers.get(count)!;
+            const targets = targetsOf(name, count);
+            if (w.kind === 'read') {
+              const first = await fetch(base + targets[0]!.path, { headers: { authorization: `Bearer ${targets[0]!.token}` } });
+              answers.get(count)![targets[0]!.path] = await first.text();
+              if (!first.ok) throw new Error(`${name}: ${first.status}`);
+              // Every store's page once first, as the one-store run's first request does for its one
+              // store: both then measure warm caches, not 2,000 first reads in a 10 s run.
+              await warm(base, targets);
+            }
+            console.error(`   ${name} over ${count} stores`);
+            const queries = () => Number(readFileSyncSafe(countFile) ?? 0);
+            await new Promise((r) => setTimeout(r, 300));
+            const before = queries();
+            const cpuBefore = await serviceCpuMs(server.pid!);
+            const start = nextTurn.get(`${name}\u0000${count}`) ?? 0;
+            const result = await runJson<LoadResult>('bench/load.ts', {
+              url: base, method: w.kind === 'read' ? 'GET' : 'POST', token: '', paths: [], targets, sequential: w.sequential, start, connections: CONNECTIONS, warmupSeconds: WARMUP, seconds: SECONDS,
             } satisfies LoadPlan);
+            if (w.sequential) {
+              nextTurn.set(`${name}\u0000${count}`, result.next ?? 0);
+              if ((result.next ?? 0) > targets.length) console.error(`   ${name} over ${count} stores: its ${targets.length} targets ran out and were used again`);
+            }
+            await new Promise((r) => setTimeout(r, 300));
+            const into = runsOf(name, count);
+            into.results.push(result);
+            // Over the warm-up and the run: the load generator reports the run's requests only.
+            const served = Math.max(1, result.requests * (1 + WARMUP / SECONDS));
+            into.queries += queries() - before;
+            const cpuAfter = await serviceCpuMs(server.pid!);
+            into.cpu += cpuAfter.server - cpuBefore.server;
+            into.databaseCpu += cpuAfter.database - cpuBefore.database;
+            into.served += served;
           }
-        } finally {
-          await stopProcess(ceilingServer);
-          rmSync(file, { force: true });
         }
+        for (const [count, { process: server }] of servers) peakRss[count] = Math.max(peakRss[count] ?? 0, peakRssMb(server.pid!));
+      } finally {
+        for (const { process: server } of servers.values()) await stopProcess(server);
       }
-      if (!values.embedded && rows.some((r) => r.stores === count && SPREAD_WORKLOADS[r.workload]!.kind === 'write')) {
-        console.error(`   ceiling: minimal order transaction spread over ${count} stores`);
-        const ceiling = await runJson<LoadResult>('bench/ceiling-orders.ts', {
-          databaseUrl: DATABASE_URL, shape: 'spread', store: stores[0]!.store, customerId: stores[0]!.customerId, addressId: stores[0]!.addressId,
-          productIds: [], rows: ceilingRows(stores), concurrency: CONNECTIONS, warmupSeconds: WARMUP, seconds: SECONDS,
-        } satisfies OrderCeilingPlan);
-        for (const row of rows.filter((r) => r.stores === count && SPREAD_WORKLOADS[r.workload]!.kind === 'write')) row.ceiling = ceiling;
+      for (const count of counts) {
+        const stores = storesOf.get(count)!;
+        const reads = SPREAD_NAMES.filter((name) => SPREAD_WORKLOADS[name]!.kind === 'read');
+        if (reads.length > 0) {
+          const file = join(tmpdir(), `bench-spread-answers-${process.pid}.json`);
+          writeFileSync(file, JSON.stringify(answers.get(count)));
+          const ceilingServer = await startProcess(['--import', 'tsx', 'bench/ceiling-server.ts', String(port + 1), file], {}, async () => (await fetch(`http://127.0.0.1:${port + 1}/`)).ok);
+          try {
+            for (const name of reads) {
+              console.error(`   ceiling: ${name} over ${count} stores`);
+              runsOf(name, count).ceilings.push(await runJson<LoadResult>('bench/load.ts', {
+                url: `http://127.0.0.1:${port + 1}`, method: 'GET', token: 'x', paths: [], targets: targetsOf(name, count), connections: CONNECTIONS, warmupSeconds: WARMUP, seconds: SECONDS,
+              } satisfies LoadPlan));
+            }
+          } finally {
+            await stopProcess(ceilingServer);
+            rmSync(file, { force: true });
+          }
+        }
+        const writes = SPREAD_NAMES.filter((name) => SPREAD_WORKLOADS[name]!.kind === 'write');
+        if (writes.length > 0) {
+          console.error(`   ceiling: minimal order transaction spread over ${count} stores`);
+          const ceiling = await runJson<LoadResult>('bench/ceiling-orders.ts', {
+            databaseUrl: DATABASE_URL, shape: 'spread', store: stores[0]!.store, customerId: stores[0]!.customerId, addressId: stores[0]!.addressId,
+            productIds: [], rows: ceilingRows(stores), concurrency: CONNECTIONS, warmupSeconds: WARMUP, seconds: SECONDS,
+          } satisfies OrderCeilingPlan);
+          for (const name of writes) runsOf(name, count).ceilings.push(ceiling);
+        }
       }
     }
   } finally {
     await database.close();
     cleanup();
   }
-  for (const row of rows) {
-    row.ratio = ratio(row, row.ceiling);
-    const one = rows.find((r) => r.stores === 1 && r.workload === row.workload);
-    row.oneStore = one?.rps ?? null;
-    row.toOneStore = one && row.stores !== 1 ? ratio(row, one) : null;
+  const rows: SpreadRow[] = [];
+  for (const count of STORE_COUNTS) {
+    for (const name of SPREAD_NAMES) {
+      const r = runsOf(name, count);
+      const one = runsOf(name, 1);
+      const rpsMedian = (results: LoadResult[]) => Math.round(median(results.map((x) => x.rps)));
+      const known = r.ceilings.filter((c): c is LoadResult => c !== null);
+      const passRatios = r.results.map((x, i) => ratio(x, r.ceilings[i]));
+      const passToOne = count === 1 || one.results.length === 0 ? [] : r.results.map((x, i) => ratio(x, one.results[i]));
+      rows.push({
+        workload: name, stores: count,
+        requests: r.results.reduce((sum, x) => sum + x.requests, 0),
+        rps: rpsMedian(r.results),
+        p50: median(r.results.map((x) => x.p50)),
+        p99: median(r.results.map((x) => x.p99)),
+        errors: r.results.reduce((sum, x) => sum + x.errors, 0),
+        statusCodes: r.results.reduce<Record<string, number>>((all, x) => {
+          for (const [code, n] of Object.entries(x.statusCodes)) all[code] = (all[code] ?? 0) + n;
+          return all;
+        }, {}),
+        ceiling: known.length > 0 ? { ...known[0]!, rps: rpsMedian(known) } : null,
+        ratio: medianRatio(passRatios),
+        oneStore: one.results.length > 0 ? rpsMedian(one.results) : null,
+        toOneStore: medianRatio(passToOne),
+        passes: { ratio: passRatios, toOneStore: passToOne },
+        queriesPerRequest: Math.round((r.queries / Math.max(1, r.served)) * 10) / 10,
+        cpuPerRequest: Math.round((r.cpu / Math.max(1, r.served)) * 100) / 100,
+        databaseCpuPerRequest: Math.round((r.databaseCpu / Math.max(1, r.served)) * 100) / 100,
+      });
+    }
   }
   return { rows, peakRss };
 }
@@ -767,7 +881,9 @@ async function benchSpread(products: number): Promise<{ rows: SpreadRow[]; peakR
 await runCommand('npx', ['tsc', '-p', 'tsconfig.build.json']);
 const runs: Array<{ products: number } & Awaited<ReturnType<typeof benchSize>>> = [];
 if (!values['spread-only']) for (const size of SIZES) runs.push({ products: size, ...(await benchSize(size)) });
-const spread = STORE_COUNTS.length > 0 && SPREAD_NAMES.length > 0 ? await benchSpread(SIZES[0]!) : null;
+// A server per store count at once: the embedded database serves one process, so spread runs need PostgreSQL.
+if (values.embedded && STORE_COUNTS.length > 0 && SPREAD_NAMES.length > 0) console.error('the spread runs need PostgreSQL (BENCH_DATABASE_URL): skipped');
+const spread = !values.embedded && STORE_COUNTS.length > 0 && SPREAD_NAMES.length > 0 ? await benchSpread(SIZES[0]!) : null;
 
 /** The commit this run measured, marked when the work tree had changes outside bench/results. */
 function measuredCommit(): string {
@@ -872,14 +988,18 @@ if (runs.length > 1) {
 }
 growth('list-deep', find(most, 'list-deep'), find(most, 'list-products'), `(first page) at ${most} products`);
 if (spread) {
+  const withPasses = (median: number | null, passes: Array<number | null> | undefined) =>
+    median === null ? 'n/a' : passes && passes.length > 1 ? `${median} (${passes.map((x) => x ?? 'n/a').join(', ')})` : String(median);
   lines.push(
     '',
-    `Spread over stores (--products ${SIZES[0]}, each store max(10, products / stores) products; each count on a fresh server; ` +
-      'ceiling: writes the minimal order transaction, reads the bare server, with rows spread over the same stores):',
+    `Spread over stores (--products ${SIZES[0]}, each store max(10, products / stores) products; ${SPREAD_PASSES} passes, each with ` +
+      'a fresh server per count, the counts taking turns; ceiling: writes the minimal order transaction, reads the bare server, ' +
+      'with rows spread over the same stores; req/s, p50 and p99 are medians over the passes, and a ratio is the median of the ' +
+      "passes' own ratios, given in brackets in the order run):",
     '',
-    '| workload | stores | req/s | p50 ms | p99 ms | errors | queries per request | CPU ms per request | one store req/s | vs one store | ceiling req/s | ratio |',
-    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
-    ...spread.rows.map((r) => `| ${r.workload} | ${r.stores} | ${r.rps} | ${r.p50} | ${r.p99} | ${r.errors} | ${r.queriesPerRequest ?? 'n/a'} | ${r.cpuPerRequest ?? 'n/a'} | ${r.oneStore ?? 'n/a'} | ${r.toOneStore ?? 'n/a'} | ${r.ceiling?.rps ?? 'n/a'} | ${r.ratio ?? 'n/a'} |`),
+    '| workload | stores | req/s | p50 ms | p99 ms | errors | queries per request | server CPU ms per request | database CPU ms per request | one store req/s | vs one store | ceiling req/s | ratio |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    ...spread.rows.map((r) => `| ${r.workload} | ${r.stores} | ${r.rps} | ${r.p50} | ${r.p99} | ${r.errors} | ${r.queriesPerRequest ?? 'n/a'} | ${r.cpuPerRequest ?? 'n/a'} | ${r.databaseCpuPerRequest ?? 'n/a'} | ${r.oneStore ?? 'n/a'} | ${withPasses(r.toOneStore, r.passes?.toOneStore)} | ${r.ceiling?.rps ?? 'n/a'} | ${withPasses(r.ratio, r.passes?.ratio)} |`),
     '',
     `Server peak RSS by store count: ${Object.entries(spread.peakRss).map(([n, mb]) => `${n} stores ${mb} MB`).join(', ')}` +
       (spread.peakRss[1] && STORE_COUNTS.length > 1 ? ` (${(spread.peakRss[Math.max(...STORE_COUNTS)]! / spread.peakRss[1]).toFixed(2)}x).` : '.'),
