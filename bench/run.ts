@@ -705,6 +705,21 @@ const medianRatio = (ratios: Array<number | null>) => {
   return known.length > 0 ? Math.round(median(known) * 100) / 100 : null;
 };
 
+/** The runs of the passes as one: their requests, errors and answers summed, req/s, p50 and p99 their medians. */
+function overPasses(results: LoadResult[]): LoadResult {
+  return {
+    requests: results.reduce((sum, x) => sum + x.requests, 0),
+    rps: Math.round(median(results.map((x) => x.rps))),
+    p50: median(results.map((x) => x.p50)),
+    p99: median(results.map((x) => x.p99)),
+    errors: results.reduce((sum, x) => sum + x.errors, 0),
+    statusCodes: results.reduce<Record<string, number>>((all, x) => {
+      for (const [code, n] of Object.entries(x.statusCodes)) all[code] = (all[code] ?? 0) + n;
+      return all;
+    }, {}),
+  };
+}
+
 /** One workload's runs on one store count, one per pass, and what the server and PostgreSQL spent on them. */
 interface SpreadRuns {
   results: LoadResult[];
@@ -847,24 +862,14 @@ async function benchSpread(products: number): Promise<{ rows: SpreadRow[]; peakR
     for (const name of SPREAD_NAMES) {
       const r = runsOf(name, count);
       const one = runsOf(name, 1);
-      const rpsMedian = (results: LoadResult[]) => Math.round(median(results.map((x) => x.rps)));
       const known = r.ceilings.filter((c): c is LoadResult => c !== null);
       const passRatios = r.results.map((x, i) => ratio(x, r.ceilings[i]));
       const passToOne = count === 1 || one.results.length === 0 ? [] : r.results.map((x, i) => ratio(x, one.results[i]));
       rows.push({
-        workload: name, stores: count,
-        requests: r.results.reduce((sum, x) => sum + x.requests, 0),
-        rps: rpsMedian(r.results),
-        p50: median(r.results.map((x) => x.p50)),
-        p99: median(r.results.map((x) => x.p99)),
-        errors: r.results.reduce((sum, x) => sum + x.errors, 0),
-        statusCodes: r.results.reduce<Record<string, number>>((all, x) => {
-          for (const [code, n] of Object.entries(x.statusCodes)) all[code] = (all[code] ?? 0) + n;
-          return all;
-        }, {}),
-        ceiling: known.length > 0 ? { ...known[0]!, rps: rpsMedian(known) } : null,
+        workload: name, stores: count, ...overPasses(r.results),
+        ceiling: known.length > 0 ? overPasses(known) : null,
         ratio: medianRatio(passRatios),
-        oneStore: one.results.length > 0 ? rpsMedian(one.results) : null,
+        oneStore: one.results.length > 0 ? overPasses(one.results).rps : null,
         toOneStore: medianRatio(passToOne),
         passes: { ratio: passRatios, toOneStore: passToOne },
         queriesPerRequest: Math.round((r.queries / Math.max(1, r.served)) * 10) / 10,
@@ -945,7 +950,7 @@ for (const run of runs) {
     const p = run.storm;
     lines.push(`Payment webhook storm at ${run.products} products (${p.orders} orders, each event ${p.deliveries / p.orders} times, ${CONNECTIONS} connections): ` +
       `${p.paid} PAID, ${p.paidEvents} order.paid events, ${p.other} answers not 200, ${p.rps} req/s, p99 ${p.p99} ms: ${p.passed ? 'pass' : 'FAIL'}.`);
-    lines.push(`CPU per request at ${run.products} products (ms, the server + this database's PostgreSQL backends): a delivery ` +
+    lines.push(`CPU per request at ${run.products} products (ms, the server + PostgreSQL, all of its processes): a delivery ` +
       `${p.cpuPerDelivery.server} + ${p.cpuPerDelivery.database}, an order (order-spread alone) ${p.cpuPerOrder.server} + ${p.cpuPerOrder.database}.`);
     const fastest = run.rows.find((r) => r.workload === 'payment-webhook');
     const atPace = run.rows.find((r) => r.workload === `payment-webhook at ${PAYMENT_TARGET_PACE}/s`);
