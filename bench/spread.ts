@@ -45,8 +45,9 @@ export async function seedSpread(db: Database, prefix: string, count: number, pr
   const slugs = Array.from({ length: count }, (_, i) => `${prefix}-${i + 1}`);
   const tokens = slugs.map((store) => ({ store, storefront: secret('sf', store), customer: secret('cus', store) }));
   await db.execute(sql`insert into stores (slug, name) select s, 'Spread ' || s from unnest(${textArray(slugs)}) s`);
-  // The per-store sequences a store is made with (its catalog and holds versions, its order numbers).
-  await db.execute(sql.raw(slugs.map((s) => `create sequence "catalog_version_${s}"; create sequence "catalog_holds_${s}"; create sequence "order_number_${s}" start with 1001;`).join('\n')));
+  // What a store is made with beside its row: its versions row and its order number sequence.
+  await db.execute(sql`insert into store_versions (store) select s from unnest(${textArray(slugs)}) s`);
+  await db.execute(sql.raw(slugs.map((s) => `create sequence "order_number_${s}" start with 1001;`).join('\n')));
   await db.execute(sql`insert into tokens (store, kind, secret_hash, customer_id, expires_at)
     select t.store, t.kind, t.hash, case when t.kind = 'customer' then ${CUSTOMER}::uuid end, case when t.kind = 'customer' then now() + interval '30 days' end
     from unnest(${textArray(tokens.flatMap((t) => [t.store, t.store]))}, ${textArray(tokens.flatMap(() => ['storefront', 'customer']))},

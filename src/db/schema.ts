@@ -29,13 +29,6 @@ const createdAt = () => ts('created_at').notNull().defaultNow();
 const id = () => uuid('id').notNull().defaultRandom();
 const store = () => text('store').notNull().references(() => stores.slug);
 
-/**
- * A store. Its catalog version is a sequence of its own, `catalog_version_<slug>` (made with the
- * store): cached catalog answers are keyed by it, and it is bumped (nextval, no row lock) right
- * after every committed change that alters a catalog answer and before that change is answered,
- * so a read that follows a change, in any process, never gets an older answer, and orders of
- * different products never wait for each other on a per-store row.
- */
 /** The kinds of token (what each may do is the stores module's: modules/stores/tokens.ts). */
 export const TOKEN_KIND_NAMES = ['admin', 'server', 'storefront', 'customer'] as const;
 export type TokenKind = (typeof TOKEN_KIND_NAMES)[number];
@@ -51,6 +44,24 @@ export const stores = pgTable('stores', {
   unpaidOrderTimeoutSeconds: integer('unpaid_order_timeout_seconds').default(86400),
   createdAt: createdAt(),
   updatedAt: ts('updated_at'),
+});
+
+/**
+ * Each store's catalog version and holds version (modules/stores/catalog-version.ts): cached
+ * catalog answers are keyed by them. They are bumped right after every committed change that
+ * alters a catalog answer and before that change is answered, so a read that follows a change, in
+ * any process, never gets an older answer. One narrow row per store, read through its key with
+ * every token. They were a sequence each per store, which PostgreSQL opens as a relation of its
+ * own: with thousands of stores every connection built a cache entry per store on first touch
+ * (about 0.2 ms each, and memory that grew with the stores). The bump is a statement of its own,
+ * so the row lock is held only while it runs, never across a change's transaction, and orders of
+ * different products never wait for each other on it. Half-filled pages keep a busy store's
+ * bumps on their page (HOT updates: no index entry per bump); the migration sets the fill factor.
+ */
+export const storeVersions = pgTable('store_versions', {
+  store: text('store').primaryKey().references(() => stores.slug),
+  catalog: bigint('catalog', { mode: 'number' }).notNull().default(0),
+  holds: bigint('holds', { mode: 'number' }).notNull().default(0),
 });
 
 export const tokens = pgTable(
@@ -389,7 +400,7 @@ export const cartHolds = pgTable(
 /**
  * Which products' held units changed, and by which transaction: a hold, release or cart change
  * writes its products' rows in its own transaction (modules/holds), then bumps the store's holds
- * version, `catalog_holds_<slug>` (a sequence, like the catalog version), before answering. A
+ * version (store_versions, beside the catalog version) before answering. A
  * process that reads a newer holds version reads the rows written by transactions it had not seen
  * finish (`xid` at or above its last snapshot's xmin) and refreshes only the cached catalog answers
  * that show those products (catalog/held-marks.ts). One row per product, so it never grows past

@@ -3,7 +3,7 @@ export {
   authenticateSecret, createStore, createToken, hasStores, listStores, issueCustomerToken, listTokens, revokeAllCustomerTokens, revokeCustomerToken, revokeToken,
   STORE_SLUG_PATTERN, type CreatedStore, type TokenView,
 } from './service.js';
-export { catalogVersionOf, createCatalogVersion, holdsVersionOf, markCatalogChanged, markCatalogsChanged, markHoldsChanged, versionSequence } from './catalog-version.js';
+export { catalogVersionOf, createCatalogVersion, holdsVersionOf, markCatalogChanged, markCatalogsChanged, markHoldsChanged } from './catalog-version.js';
 export { secretsEqual, TOKEN_KINDS, ISSUABLE_TOKEN_KINDS, TOKEN_KIND_NAMES, type IssuableTokenKind, type TokenKind } from './tokens.js';
 export { countStores, findStore, listStoreSlugs, pricingSettingsJson, purgeDeadCustomerTokens, type TokenRow } from './repository.js';
 export { createOrderNumbers, nextOrderNumber } from './order-numbers.js';

@@ -67,7 +67,7 @@ function tokenLookup(db: Database) {
     .limit(1)
     .as('t');
   return db
-    .select({ n: sql<number>`x.n::int`, id: token.id, kind: token.kind, customerId: token.customerId, guest: token.guest, catalogVersion: catalogVersionOf(token.store), holdsVersion: holdsVersionOf(token.store) })
+    .select({ n: sql<number>`x.n::int`, id: token.id, kind: token.kind, customerId: token.customerId, guest: token.guest, catalogVersion: catalogVersionOf(sql`x.store`), holdsVersion: holdsVersionOf(sql`x.store`) })
     .from(wanted)
     .innerJoinLateral(token, sql`true`)
     .prepare('storefront_token_lookup');
