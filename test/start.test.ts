@@ -74,10 +74,10 @@ test('a DATA_DIR that is a file, or where this process may not write, stops the 
 });
 
 test('a port in use stops the start naming PORT', async () => {
+  const copy = copyTemplate();
   const blocker = net.createServer();
   await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', () => resolve()));
   const port = (blocker.address() as net.AddressInfo).port;
-  const copy = copyTemplate();
   try {
     const exit = await startExpectingFailure({ PORT: String(port), DATA_DIR: copy.dataDir });
     assertOneLineFailure(exit, new RegExp(`^PORT=${port}: 127\\.0\\.0\\.1:${port} is already in use`));

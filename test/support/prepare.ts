@@ -1,4 +1,4 @@
-/** Runs once before the suite: makes the PGlite template, or empties and migrates TEST_DATABASE_URL. */
+/** Runs once before the suite: empties and migrates TEST_DATABASE_URL when set, and makes the PGlite template. */
 import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { sql } from 'drizzle-orm';
@@ -16,16 +16,18 @@ if (TEST_DATABASE_URL) {
   const applied = await migrate(database.db);
   await database.close();
   console.log(`test database ${TEST_DATABASE_URL.replace(/:[^:@/]*@/, ':***@')} reset; migrations: ${applied.join(', ')}`);
-} else {
-  const template = templateDir();
-  if (!existsSync(template)) {
-    const building = `${template}.building-${process.pid}`;
-    rmSync(building, { recursive: true, force: true });
-    mkdirSync(dirname(building), { recursive: true });
-    const database = await openDatabase({ dataDir: building });
-    await migrate(database.db);
-    await database.close();
-    renameSync(building, template);
-    console.log(`PGlite test template made at ${template}`);
-  }
+}
+
+// Made on PostgreSQL runs too: a few files start a server on an embedded database of its own
+// (the demo seed, a DATA_DIR held by another server), whatever the suite's database.
+const template = templateDir();
+if (!existsSync(template)) {
+  const building = `${template}.building-${process.pid}`;
+  rmSync(building, { recursive: true, force: true });
+  mkdirSync(dirname(building), { recursive: true });
+  const database = await openDatabase({ dataDir: building });
+  await migrate(database.db);
+  await database.close();
+  renameSync(building, template);
+  console.log(`PGlite test template made at ${template}`);
 }
