@@ -82,7 +82,7 @@ test('the token lookup reads one index entry per token, never the whole tokens t
     const wanted = JSON.stringify([{ store: store.slug, hash: 'f'.repeat(64) }]);
     const args = prepared!.types.map((type) => (type === 'jsonb' ? `'${wanted}'::jsonb` : '1'));
     const plan = (await queryRows<{ 'QUERY PLAN': string }>(database.db, sql.raw(`explain execute storefront_token_lookup(${args.join(', ')})`))).map((r) => r['QUERY PLAN']).join('\n');
-    assert.doesNotMatch(plan, /Seq Scan on tokens/, plan);
+    assert.doesNotMatch(plan, /Seq Scan on (tokens|store_versions)/, plan);
     assert.match(plan, /Index Scan using tokens_store_secret_hash_key on tokens/, plan);
   } finally {
     await database.db.execute(sql`reset plan_cache_mode`);
@@ -115,6 +115,29 @@ test('a round\'s stock update over several stores finds each (store, product) by
     assert.doesNotMatch(plan, /Seq Scan on products|= ANY/, plan);
     assert.match(plan, /Index Scan using products_store_id_pk on products p\b/, plan);
     assert.match(plan, /Index Cond: \(\(store = \w+\.store\) AND \(id = \w+\.id\)\)/, plan);
+  } finally {
+    await database.db.execute(sql`reset plan_cache_mode`);
+  }
+});
+
+test('the catalog bump after an order finds its stores\' version rows by the key, never the whole table', { skip: poolerSkip }, async () => {
+  const { database, t } = await oneConnection(true);
+  const store = await createStore(t);
+  await orderOf(t, store, [(await createProduct(t, store, { quantity: 10 }))!]);
+  // A deployment's stores: enough that the planner has to choose, and statistics that say so.
+  const prefix = `plan-${store.slug}`;
+  await database.db.execute(sql`insert into stores (slug, name) select ${prefix} || '-' || i, 'Plan' from generate_series(1, 3000) i`);
+  await database.db.execute(sql`insert into store_versions (store) select ${prefix} || '-' || i from generate_series(1, 3000) i`);
+  await database.db.execute(sql`analyze store_versions`);
+  const [bump] = await queryRows<{ name: string }>(database.db, sql`select name from pg_prepared_statements where statement like '%update store_versions v set catalog%'`);
+  assert.ok(bump, 'the bump is prepared');
+  // The plan every bump gets once the statement is prepared: the generic one.
+  await database.db.execute(sql`set plan_cache_mode = force_generic_plan`);
+  try {
+    const stores = `'${JSON.stringify([store.slug, `${prefix}-7`])}'::jsonb`;
+    const plan = (await queryRows<{ 'QUERY PLAN': string }>(database.db, sql.raw(`explain execute ${bump.name}(${stores})`))).map((r) => r['QUERY PLAN']).join('\n');
+    assert.doesNotMatch(plan, /Seq Scan on store_versions/, plan);
+    assert.match(plan, /store_versions_pkey/, plan);
   } finally {
     await database.db.execute(sql`reset plan_cache_mode`);
   }

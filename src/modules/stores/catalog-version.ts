@@ -42,9 +42,11 @@ function markManyChanged(version: Version) {
   return async (db: Executor, stores: string[], { position = false } = {}): Promise<string | undefined> => {
     const [row] = await queryRows<{ lsn: string | null }>(
       db,
+      // `= any(array(...))` finds the rows through the key: an `in (subquery)` or a join here
+      // made PostgreSQL read the whole table, twice, on every bump.
       prepared(sql`with locked as (
-            select v.store from store_versions v where v.store in (select jsonb_array_elements_text(${jsonb(stores)})) order by v.store for no key update),
-          bumped as (update store_versions v set ${column} = v.${column} + 1 from locked where v.store = locked.store returning 1)
+            select v.store from store_versions v where v.store = any(array(select jsonb_array_elements_text(${jsonb(stores)}))) order by v.store for no key update),
+          bumped as (update store_versions v set ${column} = v.${column} + 1 where v.store = any(array(select store from locked)) returning 1)
         select count(*) as bumped, ${position ? sql`pg_current_wal_insert_lsn()::text` : sql`null::text`} as lsn from bumped`),
     );
     return row?.lsn ?? undefined;
