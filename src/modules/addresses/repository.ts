@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { nothing, part, prepared, queryRows, storeKeys, together, type Executor, type Part } from '../../db/client.js';
+import { arrayOf, nothing, part, prepared, queryRows, together, type Executor, type Part } from '../../db/client.js';
 import type { AddressInput } from './schemas.js';
 
 export interface AddressRow {
@@ -67,7 +67,13 @@ export function findStoresAddresses(db: Executor, stores: Array<{ store: string;
 export function storesAddressesPart(stores: Array<{ store: string; ids: string[] }>): Part<Map<string, Map<string, AddressRow>>> {
   const keys = stores.flatMap(({ store, ids }) => ids.map((id) => ({ store, id })));
   if (keys.length === 0) return nothing(new Map());
-  return part(prepared(sql`select ${columns} from addresses a where (a.store, a.id) in (${storeKeys(keys)})`), (rows) => {
+  // Each pair by the primary key on its own (a lateral subquery, kept apart by its `limit`: a pair
+  // names at most one address). Joined as a set, the prepared statement's plan guesses ten pairs and,
+  // while the table is small (2,000 addresses: 35 pages), reads all of it for every round of orders:
+  // 0.5 ms a round against 0.1 for 25 probes. test/database-connections.test.ts checks the plan.
+  const pairs = sql`unnest(${arrayOf(keys.map((k) => k.store), 'text')}, ${arrayOf(keys.map((k) => k.id), 'uuid')}) as k(key_store, key_id)`;
+  const statement = sql`select ${columns} from ${pairs} cross join lateral (select * from addresses a where a.store = k.key_store and a.id = k.key_id limit 1) a`;
+  return part(prepared(statement), (rows) => {
     const byStore = new Map<string, Map<string, AddressRow>>();
     for (const r of rows as unknown as AddressRow[]) byStore.set(r.store, (byStore.get(r.store) ?? new Map<string, AddressRow>()).set(r.id, r));
     return byStore;
