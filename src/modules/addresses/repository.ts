@@ -70,7 +70,7 @@ export function storesAddressesPart(stores: Array<{ store: string; ids: string[]
   // Each pair by the primary key on its own (a lateral subquery, kept apart by its `limit`: a pair
   // names at most one address). Joined as a set, the prepared statement's plan guesses ten pairs and,
   // while the table is small (2,000 addresses: 35 pages), reads all of it for every round of orders:
-  // 0.5 ms a round against 0.1 for 25 probes. test/database-connections.test.ts checks the plan.
+  // 0.5-0.8 ms a round against about 0.1 for 25 probes. test/database-connections.test.ts checks the plan.
   const pairs = sql`unnest(${arrayOf(keys.map((k) => k.store), 'text')}, ${arrayOf(keys.map((k) => k.id), 'uuid')}) as k(key_store, key_id)`;
   const statement = sql`select ${columns} from ${pairs} cross join lateral (select * from addresses a where a.store = k.key_store and a.id = k.key_id limit 1) a`;
   return part(prepared(statement), (rows) => {
