@@ -387,7 +387,12 @@ export const cartHolds = pgTable(
     until: ts('until').notNull(),
   },
   (t) => [
-    primaryKey({ columns: [t.store, t.cartId, t.productId] }),
+    // The key leads with the cart (its id is unique across stores) so that it cannot serve a read of
+    // a store's holds of some products. Led by the store, it could, walking every hold of the store
+    // for each product, and for a busy store the planner took it: renewals move `until`, which grows
+    // the (store, product) index and not the key, until the two look equally cheap
+    // (test/database-connections.test.ts).
+    primaryKey({ columns: [t.cartId, t.productId, t.store] }),
     foreignKey({ columns: [t.store, t.cartId], foreignColumns: [carts.store, carts.id] }),
     // Whether a store has unexpired holds, and the next to expire (catalog answers are valid until then).
     index('cart_holds_store_until_idx').on(t.store, t.until),
