@@ -826,9 +826,18 @@ async function benchSpread(products: number): Promise<{ rows: SpreadRow[]; peakR
             const before = queries();
             const cpuBefore = await serviceCpuMs(server.pid!);
             const start = nextTurn.get(`${name}\u0000${count}`) ?? 0;
+            // This machine's PostgreSQL runs without autovacuum, which on a live server analyzes a
+            // table within a minute of its first few dozen rows. cart_holds starts empty and fills
+            // under cart-hold: statements a connection planned on the empty table kept a sequential
+            // scan (45 ms a round at 8,000 holds, 0.2 ms by the indexes), and the first pass met it
+            // on one side or the other. An analyze late in the warm-up stands in for autovacuum's.
+            // (Its statistics, one busy store among 2,000 quiet ones, once made the reads of held
+            // units walk a store's every hold by the table's key; drizzle/0020 ended that.)
+            const analyzed = setTimeout(() => void database.db.execute(sql`analyze cart_holds`).catch(() => undefined), WARMUP * 800);
             const result = await runJson<LoadResult>('bench/load.ts', {
               url: base, method: w.kind === 'read' ? 'GET' : 'POST', token: '', paths: [], targets, sequential: w.sequential, start, connections: CONNECTIONS, warmupSeconds: WARMUP, seconds: SECONDS,
             } satisfies LoadPlan);
+            clearTimeout(analyzed);
             if (w.sequential) {
               nextTurn.set(`${name}\u0000${count}`, result.next ?? 0);
               if ((result.next ?? 0) > targets.length) console.error(`   ${name} over ${count} stores: its ${targets.length} targets ran out and were used again`);
