@@ -11,7 +11,7 @@ import { randomUUID } from 'node:crypto';
 import { startAppOn, startTestApp, type TestApp } from './support/app.js';
 import { createStore } from './support/factories.js';
 import { freePort } from './support/server-process.js';
-import { LEVEL, logBuffer, type LogBuffer } from './support/log-buffer.js';
+import { events, LEVEL, logBuffer, until } from './support/log-buffer.js';
 import { wellInsideAMinute } from './support/clock.js';
 
 const base = await startTestApp();
@@ -23,16 +23,6 @@ async function statuses(app: TestApp | TestApp[], n: number, method: string, url
   const out = [];
   for (let i = 0; i < n; i++) out.push((await apps[i % apps.length]!.request(method, url, { token })).status);
   return out;
-}
-
-const events = (log: LogBuffer, event: string) => log.entries().filter((e) => e.event === event);
-
-async function until(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
 }
 
 test('Redis on a closed port: limits count in this process, the start and /api/ready say degraded, one warning for the whole outage', async () => {

@@ -20,3 +20,15 @@ export function logBuffer(level = 'info'): LogBuffer {
 
 /** pino's number for a level. */
 export const LEVEL = { info: 30, warn: 40, error: 50 } as const;
+
+/** The entries a buffer logged with this `event`. */
+export const events = (log: LogBuffer, event: string) => log.entries().filter((e) => e.event === event);
+
+/** Waits until `check` holds, polling every 50 ms; throws naming `what` after `timeoutMs`. */
+export async function until(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
