@@ -158,7 +158,7 @@ test('a round\'s read of held units probes (store, product) by its index, never 
   // stores of two holds each, then renewals that move every hold's end (each one a new entry in the
   // (store, product, until) index and none in the key's), and statistics that say so. On such a
   // table, with the key led by the store, the planner judged the key as cheap as that index and
-  // walked the busy store's 4,000 holds for each product (13 ms for 25 products against 0.4).
+  // walked the busy store's 4,000 holds for each product (13 ms for 25 products against 0.5).
   const prefix = `plan-${busy.slug}`;
   await database.db.execute(sql`insert into stores (slug, name) select ${prefix} || '-' || i, 'Plan' from generate_series(1, 1000) i`);
   await database.db.execute(sql`insert into carts (store, id, expires_at)
