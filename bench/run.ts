@@ -231,15 +231,29 @@ async function prepareDatabase(products: number): Promise<{ fixture: BenchFixtur
   return { fixture, env, cleanup };
 }
 
-/** `analyze cart_holds` on the benchmark database, from a connection of its own. */
-async function analyzeHolds(): Promise<void> {
+/** One statement on the benchmark database, from a connection of its own. */
+async function maintain(statement: string): Promise<void> {
   const client = new pg.Client({ connectionString: DATABASE_URL });
   await client.connect();
   try {
-    await client.query('analyze cart_holds');
+    await client.query(statement);
   } finally {
     await client.end();
   }
+}
+
+/** `analyze cart_holds`: see its callers. */
+const analyzeHolds = () => maintain('analyze cart_holds');
+
+/**
+ * `vacuum (analyze)` of the whole benchmark database before a write workload or a ceiling, as pgbench
+ * vacuums before each of its runs: this machine's PostgreSQL runs without autovacuum, so each
+ * workload otherwise met the dead rows of all those before it (in one run, 24,000 dead holds beside
+ * 5,500 live ones, and 36,000 dead carts), and its figure depended on its place in the run. A server
+ * with autovacuum clears them as it goes. Nothing on the embedded database (the server holds it).
+ */
+async function vacuumBetween(): Promise<void> {
+  if (!values.embedded) await maintain('vacuum (analyze)');
 }
 
 /** An empty, migrated benchmark database: PGlite in a temporary directory, or BENCH_DATABASE_URL emptied. */
@@ -562,6 +576,7 @@ async function benchSize(products: number): Promise<{ rows: Row[]; peakRss: numb
       answers[plan.paths[0]!] = await first.text();
       if (!first.ok) throw new Error(`${w.name}: ${first.status} ${answers[plan.paths[0]!]!.slice(0, 200)}`);
     }
+    if (w.kind === 'write') await vacuumBetween();
     console.error(`   ${w.name}`);
     // The stand-in for autovacuum that benchSpread's warm-ups have (see there): the holds workloads
     // run in this one server after workloads that read held units while cart_holds was empty, and
@@ -638,6 +653,7 @@ async function benchSize(products: number): Promise<{ rows: Row[]; peakRss: numb
     if (shapes.has('hot-cte')) shapes.add('hot');
     for (const shape of shapes) {
       console.error(`   ceiling: minimal order transaction, ${shape}`);
+      await vacuumBetween();
       ceilings[shape] = await runJson<LoadResult>('bench/ceiling-orders.ts', {
         databaseUrl: DATABASE_URL, shape, store: fixture.store, customerId: fixture.customerId, addressId: fixture.addressId,
         productIds: fixture.hotProductIds, concurrency: CONNECTIONS, warmupSeconds: WARMUP, seconds: SECONDS,
@@ -648,6 +664,7 @@ async function benchSize(products: number): Promise<{ rows: Row[]; peakRss: numb
       if (w?.ceiling) row.ceiling = ceilings[w.ceiling] ?? null;
       if (!w?.sql) continue;
       console.error(`   ceiling: ${row.workload} (the service's statements as bare SQL)`);
+      await vacuumBetween();
       row.pathCeiling = await runJson<LoadResult>('bench/ceiling-sql.ts', {
         databaseUrl: DATABASE_URL, workload: w.sql, store: fixture.store, token: tokenOf(w, fixture), customerId: fixture.customerId,
         addressId: fixture.addressId, productIds: fixture.hotProductIds, cartIds: w.sql === 'order-cart' ? fixture.ceilingOrderCartIds : fixture.addCartIds,
@@ -838,6 +855,7 @@ async function benchSpread(products: number): Promise<{ rows: SpreadRow[]; peakR
               // store: both then measure warm caches, not 2,000 first reads in a 10 s run.
               await warm(base, targets);
             }
+            if (w.kind === 'write') await vacuumBetween();
             console.error(`   ${name} over ${count} stores`);
             const queries = () => Number(readFileSyncSafe(countFile) ?? 0);
             await new Promise((r) => setTimeout(r, 300));
@@ -898,6 +916,7 @@ async function benchSpread(products: number): Promise<{ rows: SpreadRow[]; peakR
         const writes = SPREAD_NAMES.filter((name) => SPREAD_WORKLOADS[name]!.kind === 'write');
         if (writes.length > 0) {
           console.error(`   ceiling: minimal order transaction spread over ${count} stores`);
+          await vacuumBetween();
           const ceiling = await runJson<LoadResult>('bench/ceiling-orders.ts', {
             databaseUrl: DATABASE_URL, shape: 'spread', store: stores[0]!.store, customerId: stores[0]!.customerId, addressId: stores[0]!.addressId,
             productIds: [], rows: ceilingRows(stores), concurrency: CONNECTIONS, warmupSeconds: WARMUP, seconds: SECONDS,
