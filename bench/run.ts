@@ -231,8 +231,12 @@ async function prepareDatabase(products: number): Promise<{ fixture: BenchFixtur
   return { fixture, env, cleanup };
 }
 
-/** One statement on the benchmark database, from a connection of its own. */
+/**
+ * One upkeep statement on the benchmark database, from a connection of its own; nothing on the
+ * embedded database, whose one connection the server holds.
+ */
 async function maintain(statement: string): Promise<void> {
+  if (values.embedded) return;
   const client = new pg.Client({ connectionString: DATABASE_URL });
   await client.connect();
   try {
@@ -249,12 +253,9 @@ const analyzeHolds = () => maintain('analyze cart_holds');
  * `vacuum (analyze)` of the whole benchmark database before a write workload or a ceiling, as pgbench
  * vacuums before each of its runs: this machine's PostgreSQL runs without autovacuum, so each
  * workload otherwise met the dead rows of all those before it (in one run, 24,000 dead holds beside
- * 5,500 live ones, and 36,000 dead carts), and its figure depended on its place in the run. A server
- * with autovacuum clears them as it goes. Nothing on the embedded database (the server holds it).
+ * 5,500 live ones, and 36,000 dead carts), where a server with autovacuum clears them as it goes.
  */
-async function vacuumBetween(): Promise<void> {
-  if (!values.embedded) await maintain('vacuum (analyze)');
-}
+const vacuumBetween = () => maintain('vacuum (analyze)');
 
 /** An empty, migrated benchmark database: PGlite in a temporary directory, or BENCH_DATABASE_URL emptied. */
 async function freshDatabase(): Promise<{ database: DatabaseHandle; env: Record<string, string>; cleanup: () => void }> {
@@ -581,9 +582,8 @@ async function benchSize(products: number): Promise<{ rows: Row[]; peakRss: numb
     // The stand-in for autovacuum that benchSpread's warm-ups have (see there): the holds workloads
     // run in this one server after workloads that read held units while cart_holds was empty, and
     // without an analyze its connections kept those plans as the table filled (cart-hold at 0.08 of
-    // its ceiling in one run, 0.29-0.36 in the runs beside it). The embedded database has no second
-    // connection to analyze from.
-    const analyzed = values.embedded ? undefined : setTimeout(() => void analyzeHolds().catch(() => undefined), WARMUP * 800);
+    // its ceiling in one run, 0.29-0.36 in the runs beside it).
+    const analyzed = setTimeout(() => void analyzeHolds().catch(() => undefined), WARMUP * 800);
     const result = await runJson<LoadResult>('bench/load.ts', {
       url: base, method: w.method, token: tokenOf(w, fixture), connections: w.connections ?? CONNECTIONS, warmupSeconds: WARMUP, seconds: SECONDS, ...plan,
     } satisfies LoadPlan);
