@@ -3,16 +3,17 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { copyTemplate, TEST_DATABASE_URL } from './support/database.js';
-import { call, runCli, startServerProcess } from './support/server-process.js';
+import { call, startServerProcess } from './support/server-process.js';
+import { cliInProcess } from './support/cli.js';
 
 const copy = TEST_DATABASE_URL ? undefined : copyTemplate();
 const dbEnv: Record<string, string> = copy ? { DATA_DIR: copy.dataDir } : { DATABASE_URL: TEST_DATABASE_URL! };
-const cli = (...args: string[]) => runCli(dbEnv, ...args);
+const cli = (...args: string[]) => cliInProcess(dbEnv, ...args);
 
 test('order list|show|fulfil|refund|cancel on the configured database, with the admin API\'s rules', async (t) => {
   t.after(() => copy?.remove());
   const slug = `ocli-${Date.now().toString(36)}`;
-  const created = cli('store', 'create', slug);
+  const created = await cli('store', 'create', slug);
   assert.equal(created.status, 0, created.stderr);
   const { admin } = created.json.tokens;
   const server = await startServerProcess(dbEnv);
@@ -34,23 +35,23 @@ test('order list|show|fulfil|refund|cancel on the configured database, with the 
     await server.stop();
   }
   const [first, second] = ids as [string, string];
-  assert.equal(cli('order', 'list', '--store', slug).json.total, 2);
-  assert.equal(cli('order', 'list', '--store', slug, '--status', 'LOST').status, 2);
-  assert.equal(cli('order', 'show', '--store', slug, first).json.order.id, first);
-  const part = cli('order', 'fulfil', '--store', slug, first, '--lines', `${productId}:1`, '--tracking-number', 'TRK1', '--carrier', 'Post');
+  assert.equal((await cli('order', 'list', '--store', slug)).json.total, 2);
+  assert.equal((await cli('order', 'list', '--store', slug, '--status', 'LOST')).status, 2);
+  assert.equal((await cli('order', 'show', '--store', slug, first)).json.order.id, first);
+  const part = await cli('order', 'fulfil', '--store', slug, first, '--lines', `${productId}:1`, '--tracking-number', 'TRK1', '--carrier', 'Post');
   assert.equal(part.status, 0, part.stderr);
   assert.equal(part.json.order.fulfillmentStatus, 'partially_fulfilled');
-  assert.equal(cli('order', 'fulfil', '--store', slug, first, '--lines', `${productId}:9`).status, 1, 'more than is left is refused');
-  assert.equal(cli('order', 'fulfil', '--store', slug, first).json.order.status, 'FULFILLED');
-  assert.equal(cli('order', 'list', '--store', slug, '--fulfillment-status', 'fulfilled').json.orders[0].id, first);
-  const refund = cli('order', 'refund', '--store', slug, first, '--amount', '1000', '--reason', 'broken', '--lines', `${productId}:1`, '--restock');
+  assert.equal((await cli('order', 'fulfil', '--store', slug, first, '--lines', `${productId}:9`)).status, 1, 'more than is left is refused');
+  assert.equal((await cli('order', 'fulfil', '--store', slug, first)).json.order.status, 'FULFILLED');
+  assert.equal((await cli('order', 'list', '--store', slug, '--fulfillment-status', 'fulfilled')).json.orders[0].id, first);
+  const refund = await cli('order', 'refund', '--store', slug, first, '--amount', '1000', '--reason', 'broken', '--lines', `${productId}:1`, '--restock');
   assert.equal(refund.status, 0, refund.stderr);
   assert.equal(refund.json.order.refundedTotal, 1000);
-  assert.equal(cli('order', 'refund', '--store', slug, first, '--amount', '999999').status, 1);
-  assert.equal(cli('order', 'refund', '--store', slug, first).status, 2, '--amount is required');
-  assert.equal(cli('order', 'cancel', '--store', slug, first).status, 1, 'a fulfilled order is not cancelled');
-  const cancelled = cli('order', 'cancel', '--store', slug, second);
+  assert.equal((await cli('order', 'refund', '--store', slug, first, '--amount', '999999')).status, 1);
+  assert.equal((await cli('order', 'refund', '--store', slug, first)).status, 2, '--amount is required');
+  assert.equal((await cli('order', 'cancel', '--store', slug, first)).status, 1, 'a fulfilled order is not cancelled');
+  const cancelled = await cli('order', 'cancel', '--store', slug, second);
   assert.equal(cancelled.status, 0, cancelled.stderr);
   assert.equal(cancelled.json.order.status, 'CANCELLED');
-  assert.deepEqual(cli('order', 'show', '--store', slug, first).json.order.refunds.map((r: { reason: string }) => r.reason), ['broken']);
+  assert.deepEqual((await cli('order', 'show', '--store', slug, first)).json.order.refunds.map((r: { reason: string }) => r.reason), ['broken']);
 });
