@@ -15,7 +15,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startTestApp } from './support/app.js';
-import { ROOT } from './support/database.js';
+import { PGLITE_SUITE_ONLY, ROOT } from './support/database.js';
 import { createProduct, createStore } from './support/factories.js';
 
 const CLIENT = join(ROOT, 'clients/typescript');
@@ -71,7 +71,7 @@ function newProjectSteps() {
   return { packageJson: blocks[0]!.text, tsconfig: blocks[1]!.text, install: blocks[2]!.text, shop: blocks[3]!.text, runIt: blocks[4]!.text };
 }
 
-test('the packed client, in a new project made as its README says, type-checks and runs; and places an order', { timeout: 300_000 }, async (t) => {
+test('the packed client, in a new project made as its README says, type-checks and runs; and places an order', { skip: PGLITE_SUITE_ONLY, timeout: 300_000 }, async (t) => {
   const work = mkdtempSync(join(tmpdir(), 'storefront-client-package-'));
   t.after(() => rmSync(work, { recursive: true, force: true }));
   const steps = newProjectSteps();

@@ -15,14 +15,14 @@ import { join } from 'node:path';
 import sharp from 'sharp';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { startTestApp } from './support/app.js';
-import { ROOT } from './support/database.js';
+import { PGLITE_SUITE_ONLY, ROOT } from './support/database.js';
 import { createProduct, createStore } from './support/factories.js';
 import { createAddress, placeOrder } from './support/shop.js';
 import { STAFF_PASSWORD, staffMember } from './support/staff.js';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const SHOTS = join(ROOT, 'docs', 'dashboard');
-const skip = (!existsSync(CHROMIUM) && `${CHROMIUM} is missing (apt-get install chromium)`) || (!existsSync(join(ROOT, 'dashboard', 'dist', 'index.html')) && 'the dashboard is not built (npm install)');
+const skip = PGLITE_SUITE_ONLY || (!existsSync(CHROMIUM) && `${CHROMIUM} is missing (apt-get install chromium)`) || (!existsSync(join(ROOT, 'dashboard', 'dist', 'index.html')) && 'the dashboard is not built (npm install)');
 
 /** The refusal shown beside the field the API named (`body.<name>`). */
 const fieldError = (page: Page, name: string) => page.locator(`[id="${name}-error"]`);

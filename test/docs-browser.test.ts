@@ -10,14 +10,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import { ROOT_TOKEN } from './support/app.js';
-import { copyTemplate, ROOT, TEST_DATABASE_URL } from './support/database.js';
+import { copyTemplate, PGLITE_SUITE_ONLY, ROOT } from './support/database.js';
 import { call, startServerProcess } from './support/server-process.js';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
-test('the docs page lists the operations and "Try it out" works with a token', { skip: !existsSync(CHROMIUM) && `${CHROMIUM} is missing (apt-get install chromium)`, timeout: 120_000 }, async () => {
-  const copy = TEST_DATABASE_URL ? undefined : copyTemplate();
-  const server = await startServerProcess(copy ? { DATA_DIR: copy.dataDir } : { DATABASE_URL: TEST_DATABASE_URL! });
+test('the docs page lists the operations and "Try it out" works with a token', { skip: PGLITE_SUITE_ONLY || (!existsSync(CHROMIUM) && `${CHROMIUM} is missing (apt-get install chromium)`), timeout: 120_000 }, async () => {
+  const copy = copyTemplate();
+  const server = await startServerProcess({ DATA_DIR: copy.dataDir });
   const profile = mkdtempSync(join(tmpdir(), 'storefront-chromium-'));
   const browser = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM,
@@ -76,6 +76,6 @@ test('the docs page lists the operations and "Try it out" works with a token', {
     await browser.close();
     rmSync(profile, { recursive: true, force: true });
     await server.stop();
-    copy?.remove();
+    copy.remove();
   }
 });

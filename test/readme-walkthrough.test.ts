@@ -14,7 +14,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ROOT } from './support/database.js';
+import { PGLITE_SUITE_ONLY, ROOT } from './support/database.js';
 import { freePort, inheritedEnv } from './support/server-process.js';
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
@@ -95,7 +95,7 @@ function script(blocks: string[]): { text: string; steps: Step[] } {
   return { text: `${lines.join('\n')}\n`, steps };
 }
 
-test('the README walkthrough runs top to bottom against a fresh npm start, with the answers it shows', { timeout: 240_000 }, async (t) => {
+test('the README walkthrough runs top to bottom against a fresh npm start, with the answers it shows', { skip: PGLITE_SUITE_ONLY, timeout: 240_000 }, async (t) => {
   const blocks = walkthroughBlocks(readFileSync(join(ROOT, 'README.md'), 'utf8'));
   assert.ok(blocks.length >= 4, `${blocks.length} blocks`);
 

@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { startTestApp } from './support/app.js';
-import { ROOT } from './support/database.js';
+import { PGLITE_SUITE_ONLY, ROOT } from './support/database.js';
 import { addToCollection, createCollection, createProduct, createStore } from './support/factories.js';
 import { freePort } from './support/server-process.js';
 import { startStorefront, type Storefront } from '../examples/storefront/serve.js';
@@ -24,7 +24,7 @@ import { StripeEmulator } from './support/stripe-emulator.js';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const SHOTS = join(ROOT, 'test-results');
-const skip = !existsSync(CHROMIUM) && `${CHROMIUM} is missing (apt-get install chromium)`;
+const skip = PGLITE_SUITE_ONLY || (!existsSync(CHROMIUM) && `${CHROMIUM} is missing (apt-get install chromium)`);
 
 async function shot(page: Page, name: string, { fullPage = true } = {}) {
   mkdirSync(SHOTS, { recursive: true });

@@ -9,7 +9,7 @@ import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import net from 'node:net';
 import { join } from 'node:path';
-import { copyTemplate, ROOT } from './support/database.js';
+import { copyTemplate, PGLITE_SUITE_ONLY, ROOT } from './support/database.js';
 import { freePort, inheritedEnv, startServerProcess } from './support/server-process.js';
 
 /** Every process below `pid`, from /proc. */
@@ -42,7 +42,7 @@ const alive = (pid: number) => {
 };
 
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {
-  test(`${signal} to the npm process stops the storefront and its own service, leaving no process`, { timeout: 180_000 }, async () => {
+  test(`${signal} to the npm process stops the storefront and its own service, leaving no process`, { skip: PGLITE_SUITE_ONLY, timeout: 180_000 }, async () => {
     const [webPort, apiPort] = [await freePort(), await freePort()];
     const npm = spawn('npm', ['run', 'storefront', '--silent'], {
       cwd: ROOT,
@@ -93,7 +93,7 @@ async function runStorefront(env: Record<string, string>) {
   return { output: () => output, stop };
 }
 
-test('with no setting, beside whatever holds 5173, the shop takes the next free port, its own service a port of its own, and says which', { timeout: 180_000 }, async () => {
+test('with no setting, beside whatever holds 5173, the shop takes the next free port, its own service a port of its own, and says which', { skip: PGLITE_SUITE_ONLY, timeout: 180_000 }, async () => {
   // Hold 5173 when it is free; when it is not, something else holds it, which is the same case.
   const blocker = net.createServer();
   await new Promise<void>((resolve) => blocker.once('error', () => resolve()).listen(5173, '127.0.0.1', () => resolve()));
@@ -114,7 +114,7 @@ test('with no setting, beside whatever holds 5173, the shop takes the next free 
   }
 });
 
-test('STOREFRONT_API_URL alone shows the demo store of a running npm start, from the tokens file it keeps', { timeout: 180_000 }, async () => {
+test('STOREFRONT_API_URL alone shows the demo store of a running npm start, from the tokens file it keeps', { skip: PGLITE_SUITE_ONLY, timeout: 180_000 }, async () => {
   const copy = copyTemplate();
   const server = await startServerProcess({ DATA_DIR: copy.dataDir, SEED_DEMO: 'true' });
   const shop = await runStorefront({ STOREFRONT_API_URL: server.base.replace(/\/api$/, ''), DATA_DIR: copy.dataDir, WEB_PORT: String(await freePort()) });

@@ -35,3 +35,11 @@ export function copyTemplate(): { dataDir: string; remove: () => void } {
   cpSync(template, dataDir, { recursive: true });
   return { dataDir, remove: () => rmSync(dataDir, { recursive: true, force: true }) };
 }
+
+/**
+ * The skip of a test whose subject is a page, a document or a package rather than the database
+ * (the README's walkthrough, the example shop, the dashboard, the docs page, the packed client):
+ * it runs once, in the PGlite suite. The routes it calls are tested on both databases by the HTTP
+ * tests, and the first two start their own embedded database whatever the suite.
+ */
+export const PGLITE_SUITE_ONLY = TEST_DATABASE_URL !== undefined && 'runs in the PGlite suite only: its subject is a page, a document or a package, not the database';
