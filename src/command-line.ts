@@ -248,9 +248,9 @@ function failureMessage(error: unknown): string {
 /** Where a run of the command line reads its settings and writes its answer. */
 export interface CommandLineIo {
   env: NodeJS.ProcessEnv;
-  /** One line of the answer (stdout). */
+  /** The answer, for stdout (a newline follows it, as console.log writes). */
   out: (text: string) => void;
-  /** One line of a refusal or the usage (stderr). */
+  /** A refusal or the usage, for stderr (a newline follows it). */
   err: (text: string) => void;
 }
 
