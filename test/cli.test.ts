@@ -1,14 +1,14 @@
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { copyTemplate, TEST_DATABASE_URL } from './support/database.js';
-import { call, runCli, startServerProcess } from './support/server-process.js';
-import { cliInProcess } from './support/cli.js';
+import { call, startServerProcess } from './support/server-process.js';
+import { cliInProcess, runCli } from './support/cli.js';
 
 const copy = TEST_DATABASE_URL ? undefined : copyTemplate();
 const dbEnv: Record<string, string> = copy ? { DATA_DIR: copy.dataDir } : { DATABASE_URL: TEST_DATABASE_URL! };
 after(() => copy?.remove());
 
-/** Most calls run in this process; the tests of --help and bad usage also run the real one. */
+/** In this process; the last test runs the real one. */
 const cli = (...args: string[]) => cliInProcess(dbEnv, ...args);
 
 test('store create prints the store and its tokens as JSON; the tokens work on the server', async () => {
@@ -101,19 +101,27 @@ test('store create prints the store and its tokens as JSON; the tokens work on t
 
 test('--help prints the usage on stdout and exits 0', async () => {
   for (const flag of ['--help', '-h']) {
-    const r = flag === '--help' ? runCli(dbEnv, flag) : await cli(flag);
+    const r = await cli(flag);
     assert.equal(r.status, 0, r.stderr);
     assert.match(r.stdout, /usage:[\s\S]*store list/);
   }
 });
 
 test('bad usage exits 2 with the usage', async () => {
-  const inProcess = [['store'], ['token', 'create', '--store', 'x', '--kind', 'root'], ['token', 'revoke', '--store', 'x', 'not-a-uuid'], ['frobnicate']];
-  for (const args of [[], ...inProcess]) {
-    const r = args.length === 0 ? runCli(dbEnv) : await cli(...args);
+  for (const args of [[], ['store'], ['token', 'create', '--store', 'x', '--kind', 'root'], ['token', 'revoke', '--store', 'x', 'not-a-uuid'], ['frobnicate']]) {
+    const r = await cli(...args);
     assert.equal(r.status, 2, args.join(' '));
     assert.match(r.stderr, /usage:/);
   }
+});
+
+test('the real process: the usage on stdout with exit 0 for --help, on stderr with exit 2 for no command', () => {
+  const help = runCli(dbEnv, '--help');
+  assert.equal(help.status, 0, help.stderr);
+  assert.match(help.stdout, /usage:[\s\S]*store list/);
+  const none = runCli(dbEnv);
+  assert.equal(none.status, 2);
+  assert.match(none.stderr, /usage:/);
 });
 
 test('product list|create|update and collection list, checked with the API\'s own schemas', async () => {

@@ -3,7 +3,7 @@
  * `node --import tsx src/server.ts` on a free port, stopped when the test file ends.
  */
 import { after } from 'node:test';
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
 import { join } from 'node:path';
 import { copyTemplate, ROOT, TEST_DATABASE_URL } from './database.js';
@@ -49,23 +49,6 @@ export function inheritedEnv(): Record<string, string | undefined> {
   const env = { ...process.env };
   for (const name of ['DATABASE_URL', 'REDIS_URL', 'DATA_DIR', 'STOREFRONT_ROOT_TOKEN', 'METRICS_TOKEN', 'WORKERS', 'TRUST_PROXY']) delete env[name];
   return env;
-}
-
-/** Runs the CLI (src/cli.ts) to its end with the test environment plus `env`; its stdout parsed as JSON when it is. */
-export function runCli(env: Record<string, string>, ...args: string[]) {
-  const r = spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, 'src/cli.ts'), ...args], {
-    cwd: ROOT,
-    env: { ...inheritedEnv(), SEED_DEMO: 'false', LOG_LEVEL: 'silent', ...env },
-    encoding: 'utf8',
-    timeout: 60000,
-  });
-  let json;
-  try {
-    json = JSON.parse(r.stdout);
-  } catch {
-    json = undefined;
-  }
-  return { status: r.status, stdout: r.stdout, stderr: r.stderr, json };
 }
 
 const running = new Set<ChildProcess>();
