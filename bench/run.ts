@@ -15,6 +15,8 @@
  *                           only them; the chart of them is bench/results/latest-spread.svg; PostgreSQL only
  *   --spread-passes 3       how many times the spread runs are made, the counts taking turns: each ratio
  *                           is the median of the passes' own
+ *   --read-passes 3         how many times each read workload and its ceiling (the bare server) run, taking
+ *                           turns: each read's ratio is the median of the passes' own
  *   --payment-passes 2      how many times orders alone and orders beside each stream of payment webhooks
  *                           are measured, taking turns: each ratio is the median of the passes' own
  *   --replica URL           the read workloads again on a server with DATABASE_READ_URL=URL (a replica
@@ -63,6 +65,7 @@ const { values } = parseArgs({
     // The spread runs are made this many times, alternating the counts' order (see benchSpread).
     'spread-passes': { type: 'string', default: '3' },
     'payment-passes': { type: 'string', default: '2' },
+    'read-passes': { type: 'string', default: '3' },
   },
   allowNegative: true,
 });
@@ -303,6 +306,8 @@ interface Row extends LoadResult {
   /** Writes: the service's own statements as bare SQL, and the ratio to it. */
   pathCeiling?: LoadResult | null;
   pathRatio?: number | null;
+  /** Reads: each pass's own ratio to the bare server, in the order run (the row's ratio is their median). */
+  passes?: { ratio: Array<number | null> };
 }
 
 interface SelloutResult {
@@ -559,6 +564,37 @@ function serverEnvOf(env: Record<string, string>, port: number): Record<string, 
   };
 }
 
+const READ_PASSES = Math.max(1, Number(values['read-passes']));
+
+/**
+ * A read workload and its ceiling (the bare server answering the same body), run in turns
+ * READ_PASSES times. On a shared VM the bare server's own rate moved by a third between runs
+ * minutes apart, and by as much between runs seconds apart: a pair run back to back meets the same
+ * machine, and the median of the pairs' ratios is what the row shows (its req/s are the medians).
+ */
+async function readPasses(w: Workload, plan: ReturnType<Workload['plan']>, answer: string, port: number, run: () => Promise<LoadResult>): Promise<Pick<Row, keyof LoadResult | 'ceiling' | 'ratio' | 'passes'>> {
+  const file = join(tmpdir(), `bench-answers-${process.pid}.json`);
+  writeFileSync(file, JSON.stringify({ [plan.paths[0]!]: answer }));
+  const ceilingServer = await startProcess(['--import', 'tsx', 'bench/ceiling-server.ts', String(port), file], {}, async () => (await fetch(`http://127.0.0.1:${port}/`)).ok);
+  const results: LoadResult[] = [];
+  const ceilings: LoadResult[] = [];
+  try {
+    for (let pass = 0; pass < READ_PASSES; pass++) {
+      if (pass > 0) console.error(`   ${w.name} (pass ${pass + 1} of ${READ_PASSES})`);
+      results.push(await run());
+      console.error(`   ceiling: ${w.name}`);
+      ceilings.push(await runJson<LoadResult>('bench/load.ts', {
+        url: `http://127.0.0.1:${port}`, method: 'GET', token: 'x', connections: CONNECTIONS, warmupSeconds: WARMUP, seconds: SECONDS, ...plan,
+      } satisfies LoadPlan));
+    }
+  } finally {
+    await stopProcess(ceilingServer);
+    rmSync(file, { force: true });
+  }
+  const ratios = results.map((x, i) => ratio(x, ceilings[i]));
+  return { ...overPasses(results), ceiling: overPasses(ceilings), ratio: medianRatio(ratios), passes: { ratio: ratios } };
+}
+
 async function benchSize(products: number): Promise<{ rows: Row[]; peakRss: number; sellout: SelloutResult | null; heldSellout: HeldSelloutResult | null; limitedCode: LimitedCodeResult | null; storm: StormResult | null; ceilings: Partial<Record<OrderCeilingPlan['shape'], LoadResult>>; drain: DrainResult | null; replicaReads: Record<string, number> | null }> {
   console.error(`\n== ${products} products: seeding`);
   const { fixture, env, cleanup } = await prepareDatabase(products);
@@ -579,16 +615,22 @@ async function benchSize(products: number): Promise<{ rows: Row[]; peakRss: numb
     }
     if (w.kind === 'write') await vacuumBetween();
     console.error(`   ${w.name}`);
-    // The stand-in for autovacuum that benchSpread's warm-ups have (see there): the holds workloads
-    // run in this one server after workloads that read held units while cart_holds was empty, and
-    // without an analyze its connections kept those plans as the table filled (cart-hold at 0.08 of
-    // its ceiling in one run, 0.29-0.36 in the runs beside it).
-    const analyzed = setTimeout(() => void analyzeHolds().catch(() => undefined), WARMUP * 800);
-    const result = await runJson<LoadResult>('bench/load.ts', {
-      url: base, method: w.method, token: tokenOf(w, fixture), connections: w.connections ?? CONNECTIONS, warmupSeconds: WARMUP, seconds: SECONDS, ...plan,
-    } satisfies LoadPlan);
-    clearTimeout(analyzed);
-    rows.push({ workload: w.name, products, ...result, ceiling: null, ratio: null });
+    const run = async () => {
+      // The stand-in for autovacuum that benchSpread's warm-ups have (see there): the holds workloads
+      // run in this one server after workloads that read held units while cart_holds was empty, and
+      // without an analyze its connections kept those plans as the table filled (cart-hold at 0.08 of
+      // its ceiling in one run, 0.29-0.36 in the runs beside it).
+      const analyzed = setTimeout(() => void analyzeHolds().catch(() => undefined), WARMUP * 800);
+      try {
+        return await runJson<LoadResult>('bench/load.ts', {
+          url: base, method: w.method, token: tokenOf(w, fixture), connections: w.connections ?? CONNECTIONS, warmupSeconds: WARMUP, seconds: SECONDS, ...plan,
+        } satisfies LoadPlan);
+      } finally {
+        clearTimeout(analyzed);
+      }
+    };
+    if (w.kind === 'read') rows.push({ workload: w.name, products, ...(await readPasses(w, plan, answers[plan.paths[0]!]!, port + 1, run)) });
+    else rows.push({ workload: w.name, products, ...(await run()), ceiling: null, ratio: null });
     await w.finish?.(base, fixture);
   }
   const soldOut = values.only && !values.only.split(',').includes('sellout') ? null : await sellout(base, fixture);
@@ -627,24 +669,6 @@ async function benchSize(products: number): Promise<{ rows: Row[]; peakRss: numb
   const peakRss = peakRssMb(server.pid!);
   await stopProcess(server);
   const replicaReads = values.replica ? await benchReplica(values.replica, serverEnv, fixture, rows) : null;
-  const readRows = rows.filter((r) => WORKLOADS.find((w) => w.name === r.workload)?.kind === 'read');
-  if (readRows.length > 0) {
-    const file = join(tmpdir(), `bench-answers-${process.pid}.json`);
-    writeFileSync(file, JSON.stringify(answers));
-    const ceilingServer = await startProcess(['--import', 'tsx', 'bench/ceiling-server.ts', String(port + 1), file], {}, async () => (await fetch(`http://127.0.0.1:${port + 1}/`)).ok);
-    try {
-      for (const row of readRows) {
-        console.error(`   ceiling: ${row.workload}`);
-        const w = WORKLOADS.find((x) => x.name === row.workload)!;
-        row.ceiling = await runJson<LoadResult>('bench/load.ts', {
-          url: `http://127.0.0.1:${port + 1}`, method: 'GET', token: 'x', connections: CONNECTIONS, warmupSeconds: WARMUP, seconds: SECONDS, ...w.plan(fixture),
-        } satisfies LoadPlan);
-      }
-    } finally {
-      await stopProcess(ceilingServer);
-      rmSync(file, { force: true });
-    }
-  }
   const ceilings: Partial<Record<OrderCeilingPlan['shape'], LoadResult>> = {};
   if (!values.embedded) {
     // The physical ceilings, each measured once: every shape the workloads compare with, and the
@@ -986,6 +1010,12 @@ for (const run of runs) {
   }
 }
 lines.push('', ...runs.map((r) => `Server peak RSS at ${r.products} products: ${r.peakRss} MB.`));
+for (const run of runs) {
+  const reads = run.rows.filter((r) => r.passes);
+  if (reads.length === 0) continue;
+  lines.push(`Reads at ${run.products} products, each run ${READ_PASSES} times in turns with the bare server; the ratio is the median of the passes': ` +
+    reads.map((r) => `${r.workload} ${r.passes!.ratio.map((x) => x ?? 'n/a').join(' / ')}`).join(', ') + '.');
+}
 for (const run of runs) {
   const c = run.ceilings;
   if (Object.keys(c).length > 0) {
