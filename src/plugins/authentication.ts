@@ -9,7 +9,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { AppError } from './errors.js';
 import { accessOf, type Access } from './access-table.js';
-import { authenticateSecret, secretsEqual } from '../modules/stores/index.js';
+import { authenticateSecret, hashesEqual, hashSecret } from '../modules/stores/index.js';
 import { authenticateSession, isSessionSecret } from '../modules/staff/index.js';
 import { toIso } from '../lib/time.js';
 import type { Database } from '../db/client.js';
@@ -37,6 +37,8 @@ declare module 'fastify' {
     principal: Principal | null;
     /** The 401 a missing or refused credential gets; thrown by authorization, after rate limiting counted it. */
     credentialError: AppError | null;
+    /** credentialHashOf's answer, once asked. */
+    credentialHash: string | undefined;
   }
 }
 
@@ -54,6 +56,20 @@ export function storePrincipalOf(request: FastifyRequest): StorePrincipal {
 export function unauthorized(detail: string, error?: 'invalid_token' | 'invalid_request'): AppError {
   const challenge = error ? `Bearer realm="storefront", error="${error}"` : 'Bearer realm="storefront"';
   return new AppError('UNAUTHORIZED', detail, { headers: { 'www-authenticate': challenge } });
+}
+
+/**
+ * The hash (hashSecret) of the request's bearer secret, or of its whole Authorization header when
+ * that is not `Bearer <secret>`; undefined without the header. Worked out once a request: the rate
+ * limiter knows callers by it, and the root token's comparison and the token's lookup use it.
+ */
+export function credentialHashOf(request: FastifyRequest): string | undefined {
+  if (request.credentialHash === undefined) {
+    const header = request.headers.authorization;
+    if (header === undefined) return undefined;
+    request.credentialHash = hashSecret(bearerTokenOf(header) || header);
+  }
+  return request.credentialHash;
 }
 
 function bearerOf(request: FastifyRequest): string | undefined {
@@ -75,10 +91,11 @@ export interface AuthenticationOptions {
   identityProviders: CustomerJwts;
 }
 
-async function principalOf(app: FastifyInstance, request: FastifyRequest, options: AuthenticationOptions): Promise<Principal> {
+async function principalOf(app: FastifyInstance, request: FastifyRequest, rootTokenHash: string | undefined, options: AuthenticationOptions): Promise<Principal> {
   const secret = bearerOf(request);
   if (!secret) throw unauthorized('send Authorization: Bearer <token>');
-  if (options.rootToken && secretsEqual(secret, options.rootToken)) return { kind: 'root' };
+  const secretHash = credentialHashOf(request)!;
+  if (rootTokenHash && hashesEqual(secretHash, rootTokenHash)) return { kind: 'root' };
   const refuse = (detail: string) => unauthorized(detail, 'invalid_token');
   if (options.identityProviders.recognizes(secret)) {
     const customer = await options.identityProviders.authenticate(app.db, secret, refuse);
@@ -89,7 +106,7 @@ async function principalOf(app: FastifyInstance, request: FastifyRequest, option
     if (!session) throw refuse('the staff session is unknown, expired or was ended; sign in again');
     return { kind: 'staff', store: session.store, staffId: session.staffId, email: session.email, role: session.role, sessionId: session.sessionId, expiresAt: toIso(session.expiresAt), catalogVersion: session.catalogVersion, holdsVersion: session.holdsVersion };
   }
-  const token = await authenticateSecret(app.db, secret);
+  const token = await authenticateSecret(app.db, secret, secretHash);
   if (!token) throw refuse('the token is unknown, expired or was revoked');
   if (token.kind === 'customer') {
     return { kind: 'customer', store: token.store, customerId: token.customerId!, tokenId: token.tokenId, catalogVersion: token.catalogVersion, holdsVersion: token.holdsVersion, guest: token.guest };
@@ -101,6 +118,8 @@ export default fp(
   async (app: FastifyInstance, options: AuthenticationOptions) => {
     app.decorateRequest('principal', null);
     app.decorateRequest('credentialError', null);
+    app.decorateRequest('credentialHash', undefined);
+    const rootTokenHash = options.rootToken ? hashSecret(options.rootToken) : undefined;
     app.addHook('onRoute', (route) => {
       if (!route.url.startsWith('/api/v1/')) return;
       const methods = Array.isArray(route.method) ? route.method : [route.method];
@@ -112,7 +131,7 @@ export default fp(
       const access = request.routeOptions.config.access;
       if (!access || access === 'public') return;
       try {
-        request.principal = await principalOf(app, request, options);
+        request.principal = await principalOf(app, request, rootTokenHash, options);
       } catch (error) {
         if (!(error instanceof AppError) || error.code !== 'UNAUTHORIZED') throw error;
         request.credentialError = error;

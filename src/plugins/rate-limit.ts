@@ -11,24 +11,19 @@
  * credential (a fresh fake token of whatever shape, a JWT of any issuer) spends the budget of
  * refused credentials from its client address, and so cannot buy a database query by being new.
  */
-import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import type { Principal } from './authentication.js';
+import { credentialHashOf, type Principal } from './authentication.js';
 import { TOKEN_KINDS } from '../modules/stores/index.js';
 import { RateLimiter } from './rate-limiter.js';
 
 export { RateLimiter };
 
-/** Credentials this process authenticated lately, by a hash of their Authorization header. */
+/** Credentials this process authenticated lately, by the hash of their secret (credentialHashOf). */
 class KnownCredentials {
   private readonly principals = new Map<string, { principal: Principal; until: number }>();
 
   constructor(private readonly max = 10_000, private readonly ttlMs = 10 * 60_000) {}
-
-  static fingerprint(header: string | undefined): string | undefined {
-    return header === undefined ? undefined : createHash('sha256').update(header).digest('base64url');
-  }
 
   get(fingerprint: string | undefined): Principal | undefined {
     if (fingerprint === undefined) return undefined;
@@ -56,13 +51,6 @@ function knownCredentials(limiter: RateLimiter): KnownCredentials {
   let known = knownCredentialsOf.get(limiter);
   if (!known) knownCredentialsOf.set(limiter, (known = new KnownCredentials()));
   return known;
-}
-
-declare module 'fastify' {
-  interface FastifyRequest {
-    /** The hash of the Authorization header, when the route needs a credential. */
-    credentialFingerprint: string | undefined;
-  }
 }
 
 declare module 'fastify' {
@@ -105,12 +93,10 @@ function budgetOf(principal: Principal | null, request: FastifyRequest, options:
 export const spentBudgets = fp(
   async (app: FastifyInstance, options: RateLimitOptions) => {
     const known = knownCredentials(options.limiter);
-    app.decorateRequest('credentialFingerprint', undefined);
     app.addHook('onRequest', async (request, reply) => {
       const access = request.routeOptions.config.access;
       if (!access || access === 'public') return;
-      request.credentialFingerprint = KnownCredentials.fingerprint(request.headers.authorization);
-      const [key] = budgetOf(known.get(request.credentialFingerprint) ?? null, request, options);
+      const [key] = budgetOf(known.get(credentialHashOf(request)) ?? null, request, options);
       options.limiter.refuseIfSpent(reply, key);
     });
   },
@@ -123,7 +109,7 @@ export const callerLimits = fp(
     app.addHook('onRequest', async (request, reply) => {
       const access = request.routeOptions.config.access;
       if (!access || access === 'public') return;
-      const fingerprint = request.credentialFingerprint;
+      const fingerprint = credentialHashOf(request);
       if (fingerprint !== undefined) {
         if (request.principal) knownCredentials(options.limiter).remember(fingerprint, request.principal);
         else knownCredentials(options.limiter).forget(fingerprint);

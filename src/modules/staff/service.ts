@@ -4,11 +4,12 @@
  * (`stf_<store>_...` for a session, `inv_<store>_...` for an invitation) so its lookup stays in
  * one store. Passwords are scrypt hashes (passwords.ts).
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type { Database, Executor } from '../../db/client.js';
 import type { StaffRole } from '../../db/dashboard-schema.js';
 import { AppError } from '../../lib/app-error.js';
 import { toIso, toIsoOrNull } from '../../lib/time.js';
+import { sha256Hex } from '../../lib/sha256.js';
 import { DUMMY_HASH, hashPassword, verifyPassword } from './passwords.js';
 import * as repo from './repository.js';
 import type { AcceptInvitationBody, ChangePasswordBody, InviteStaffBody, StaffView, UpdateStaffBody } from './schemas.js';
@@ -23,7 +24,7 @@ export const SIGN_IN_FAILURES_PER_CLIENT = 20;
 const SECRET_SHAPE = /^(stf|inv)_([a-z0-9][a-z0-9-]{1,62})_[A-Za-z0-9_-]{43}$/;
 
 const newSecret = (prefix: 'stf' | 'inv', store: string) => `${prefix}_${store}_${randomBytes(32).toString('base64url')}`;
-const hashOf = (secret: string) => createHash('sha256').update(secret).digest('hex');
+const hashOf = sha256Hex;
 
 /** The store of a staff secret of this kind, or undefined when the secret is not shaped like one. */
 function storeOf(secret: string, prefix: 'stf' | 'inv'): string | undefined {

@@ -80,10 +80,10 @@ export async function listTokens(db: Executor, store: string): Promise<TokenView
 }
 
 /** The store, kind (and customer) of a live token secret, or undefined for an unknown, revoked or expired one. */
-export async function authenticateSecret(db: Executor, secret: string) {
+export async function authenticateSecret(db: Executor, secret: string, secretHash = hashSecret(secret)) {
   const store = storeOfSecret(secret);
   if (!store) return undefined;
-  const token = await repo.findActiveToken(db, store, hashSecret(secret));
+  const token = await repo.findActiveToken(db, store, secretHash);
   return token ? { store, kind: token.kind, tokenId: token.id, customerId: token.customerId, guest: token.guest, catalogVersion: token.catalogVersion, holdsVersion: Number(token.holdsVersion) } : undefined;
 }
 

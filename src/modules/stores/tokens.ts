@@ -5,7 +5,8 @@
  * SHA-256 of a secret is kept. Secrets carry 256 random bits, so a fast hash is enough: there is
  * nothing to brute-force.
  */
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { sha256Hex } from '../../lib/sha256.js';
 import { TOKEN_KIND_NAMES, type TokenKind } from '../../db/schema.js';
 
 export { TOKEN_KIND_NAMES, type TokenKind };
@@ -33,7 +34,7 @@ export function newSecret(kind: TokenKind, store: string): string {
 }
 
 export function hashSecret(secret: string): string {
-  return createHash('sha256').update(secret).digest('hex');
+  return sha256Hex(secret);
 }
 
 /** The store a secret claims to belong to, or undefined when it is not shaped like one of ours. */
@@ -42,5 +43,10 @@ export function storeOfSecret(secret: string): string | undefined {
 }
 
 export function secretsEqual(a: string, b: string): boolean {
-  return timingSafeEqual(createHash('sha256').update(a).digest(), createHash('sha256').update(b).digest());
+  return hashesEqual(hashSecret(a), hashSecret(b));
+}
+
+/** Two hashes of `hashSecret`, compared in constant time (a secret against one known only by its hash). */
+export function hashesEqual(a: string, b: string): boolean {
+  return a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
 }
