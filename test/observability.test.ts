@@ -80,12 +80,34 @@ test('with TRUST_PROXY set the metrics need METRICS_TOKEN even on a loopback HOS
   assert.equal((await guarded.request('GET', '/api/metrics', { token: 'metrics-secret-0123456789' })).status, 200);
 });
 
+// Helmet's defaults for this API (no content security policy; resources may be shown cross-origin).
+const SECURITY_HEADERS = {
+  'cross-origin-opener-policy': 'same-origin',
+  'cross-origin-resource-policy': 'cross-origin',
+  'origin-agent-cluster': '?1',
+  'referrer-policy': 'no-referrer',
+  'strict-transport-security': 'max-age=31536000; includeSubDomains',
+  'x-content-type-options': 'nosniff',
+  'x-dns-prefetch-control': 'off',
+  'x-download-options': 'noopen',
+  'x-frame-options': 'SAMEORIGIN',
+  'x-permitted-cross-domain-policies': 'none',
+  'x-xss-protection': '0',
+};
+
 test('security headers on every answer; the docs page keeps working under its own policy', async () => {
-  const r = await t.request('GET', '/api/health');
-  assert.equal(r.headers['x-content-type-options'], 'nosniff');
-  assert.equal(r.headers['x-frame-options'], 'SAMEORIGIN');
-  assert.ok(r.headers['strict-transport-security']);
-  assert.equal(r.headers['x-powered-by'], undefined);
+  const s = await createStore(t);
+  const answers = {
+    health: await t.request('GET', '/api/health'),
+    'a catalog read': await t.request('GET', '/api/v1/products', { token: s.storefront }),
+    'a refused token': await t.request('GET', '/api/v1/products', { token: 'sf_nobody_x' }),
+    'an unknown route': await t.request('GET', '/api/v1/nowhere'),
+  };
+  for (const [what, r] of Object.entries(answers)) {
+    for (const [name, value] of Object.entries(SECURITY_HEADERS)) assert.equal(r.headers[name], value, `${what}: ${name}`);
+    assert.equal(r.headers['x-powered-by'], undefined, what);
+    assert.equal(r.headers['content-security-policy'], undefined, what);
+  }
   const docs = await t.request('GET', '/api/docs/');
   assert.equal(docs.status, 200);
   assert.match(String(docs.headers['content-security-policy']), /script-src/);
