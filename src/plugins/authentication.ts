@@ -61,7 +61,8 @@ export function unauthorized(detail: string, error?: 'invalid_token' | 'invalid_
 /**
  * The hash (hashSecret) of the request's bearer secret, or of its whole Authorization header when
  * that is not `Bearer <secret>`; undefined without the header. Worked out once a request: the rate
- * limiter knows callers by it, and the root token's comparison and the token's lookup use it.
+ * limiter knows callers by it, and the root token's comparison and the token's or staff session's
+ * lookup use it (both keep this hash of their secrets).
  */
 export function credentialHashOf(request: FastifyRequest): string | undefined {
   if (request.credentialHash === undefined) {
@@ -102,7 +103,7 @@ async function principalOf(app: FastifyInstance, request: FastifyRequest, rootTo
     return { kind: 'customer', tokenId: null, guest: false, ...customer };
   }
   if (isSessionSecret(secret)) {
-    const session = await authenticateSession(app.db, secret);
+    const session = await authenticateSession(app.db, secret, secretHash);
     if (!session) throw refuse('the staff session is unknown, expired or was ended; sign in again');
     return { kind: 'staff', store: session.store, staffId: session.staffId, email: session.email, role: session.role, sessionId: session.sessionId, expiresAt: toIso(session.expiresAt), catalogVersion: session.catalogVersion, holdsVersion: session.holdsVersion };
   }

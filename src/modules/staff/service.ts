@@ -160,11 +160,11 @@ export async function me(db: Executor, store: string, staffId: string) {
   return { staff: staffView(row) };
 }
 
-/** The staff member a session secret names, or undefined for an unknown, ended or expired one. */
-export async function authenticateSession(db: Executor, secret: string) {
+/** The staff member a session secret names (`secretHash`: its SHA-256, as kept), or undefined for an unknown, ended or expired one. */
+export async function authenticateSession(db: Executor, secret: string, secretHash: string) {
   const store = storeOf(secret, 'stf');
   if (!store) return undefined;
-  const live = await repo.findLiveSession(db, store, hashOf(secret));
+  const live = await repo.findLiveSession(db, store, secretHash);
   return live ? { store, ...live } : undefined;
 }
 

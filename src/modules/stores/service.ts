@@ -79,8 +79,11 @@ export async function listTokens(db: Executor, store: string): Promise<TokenView
   return (await repo.listTokens(db, store)).map(tokenView);
 }
 
-/** The store, kind (and customer) of a live token secret, or undefined for an unknown, revoked or expired one. */
-export async function authenticateSecret(db: Executor, secret: string, secretHash = hashSecret(secret)) {
+/**
+ * The store, kind (and customer) of a live token secret, or undefined for an unknown, revoked or
+ * expired one. `secretHash` is its hashSecret, which the caller has already worked out.
+ */
+export async function authenticateSecret(db: Executor, secret: string, secretHash: string) {
   const store = storeOfSecret(secret);
   if (!store) return undefined;
   const token = await repo.findActiveToken(db, store, secretHash);
