@@ -124,5 +124,5 @@ test('CATALOG_CACHE_ENTRIES=0 keeps no answer, yet every answer still gets its E
   assert.equal(off.get('k'), undefined);
   const on = new ResponseCache(1);
   on.set('k', '{}');
-  assert.equal(on.get('k')?.body, '{}');
+  assert.equal(on.get('k')?.body.toString(), '{}');
 });

@@ -23,7 +23,8 @@ declare module 'fastify' {
 }
 
 interface Entry {
-  body: string;
+  /** The serialized answer, kept as UTF-8 bytes: each hit then writes them as they are, with no encoding. */
+  body: Buffer;
   etag: string;
   /** The answer counted checkout holds and is stale from this time (ms), when the next one expires. */
   validUntil?: number;
@@ -58,13 +59,14 @@ export class ResponseCache {
   }
 
   set(key: string, body: string, { file = true, validUntil, held }: { file?: boolean; validUntil?: number; held?: Entry['held'] } = {}): Entry {
-    const entry: Entry = { body, etag: `"${createHash('sha1').update(body).digest('base64url')}"` };
+    const bytes = Buffer.from(body);
+    const entry: Entry = { body: bytes, etag: `"${createHash('sha1').update(bytes).digest('base64url')}"` };
     if (validUntil !== undefined) entry.validUntil = validUntil;
     if (held !== undefined) entry.held = held;
-    if (!file || this.maxEntries === 0 || body.length > this.maxBytes / 4) return entry;
+    if (!file || this.maxEntries === 0 || bytes.length > this.maxBytes / 4) return entry;
     this.delete(key);
     this.entries.set(key, entry);
-    this.bytes += body.length;
+    this.bytes += bytes.length;
     for (const [oldest] of this.entries) {
       if (this.entries.size <= this.maxEntries && this.bytes <= this.maxBytes) break;
       this.delete(oldest);
