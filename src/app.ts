@@ -10,6 +10,7 @@ import type { Database, DatabaseHandle } from './db/client.js';
 import type { Config } from './plugins/config.js';
 import errors, { frameworkErrors, clientErrors } from './plugins/errors.js';
 import { logSerializers } from './plugins/log-serializers.js';
+import { hook } from './lib/hooks.js';
 import validation from './plugins/validation.js';
 import authentication from './plugins/authentication.js';
 import authorization from './plugins/authorization.js';
@@ -133,9 +134,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.decorate('config', options.config);
   app.decorate('database', options.database);
   app.decorate('db', options.database.db);
-  app.addHook('onRequest', async (request, reply) => {
+  app.addHook('onRequest', hook((request, reply) => {
     reply.header('x-request-id', request.id);
-  });
+  }));
 
   await app.register(errors);
   await app.register(httpHygiene, { corsOrigins: options.config.corsOrigins });

@@ -8,6 +8,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { AppError } from './errors.js';
+import { hook } from '../lib/hooks.js';
 import { describeAccess, type Access, type Caller } from './access-table.js';
 import type { Principal } from './authentication.js';
 
@@ -39,15 +40,15 @@ function forbidden(access: Exclude<Access, 'public'>, principal: Principal): App
 
 export default fp(
   async (app: FastifyInstance) => {
-    app.addHook('onRequest', async (request) => {
+    app.addHook('onRequest', hook((request) => {
       if (request.credentialError) throw request.credentialError;
-    });
-    app.addHook('preHandler', async (request) => {
+    }));
+    app.addHook('preHandler', hook((request) => {
       const access = request.routeOptions.config.access;
       if (!access || access === 'public') return;
       const principal = request.principal!;
       if (!admits(access, principal, request)) throw forbidden(access, principal);
-    });
+    }));
   },
   { name: 'authorization', dependencies: ['authentication'] },
 );

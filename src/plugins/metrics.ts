@@ -15,6 +15,7 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 import { secretsEqual } from '../modules/stores/index.js';
 import { AppError } from './errors.js';
 import { bearerTokenOf } from '../lib/bearer.js';
+import { hook } from '../lib/hooks.js';
 
 /** True for an address only this machine can reach. */
 export function isLoopbackHost(host: string): boolean {
@@ -69,18 +70,30 @@ export default fp(
       },
     });
 
-    app.addHook('onResponse', async (request, reply) => {
-      const route = request.routeOptions.url ?? 'unknown';
-      const labels = { method: request.method, route, status: String(reply.statusCode) };
-      requests.inc(labels);
-      latency.observe(labels, reply.elapsedTime / 1000);
-      if (request.catalogCache) cached.inc({ outcome: request.catalogCache });
+    // prom-client hashes a label set on every call; the series of each (method, route, status) are
+    // looked up once and kept (a route pattern, not a URL, so there are as many as routes and statuses).
+    const series = new Map<string, { requests: ReturnType<typeof requests.labels>; latency: ReturnType<typeof latency.labels> }>();
+    const seriesOf = (method: string, route: string, status: number) => {
+      const key = `${method} ${route} ${status}`;
+      let found = series.get(key);
+      if (!found) {
+        const labels = { method, route, status: String(status) };
+        series.set(key, (found = { requests: requests.labels(labels), latency: latency.labels(labels) }));
+      }
+      return found;
+    };
+    const cacheOutcomes = { hit: cached.labels({ outcome: 'hit' }), computed: cached.labels({ outcome: 'computed' }) };
+    app.addHook('onResponse', hook((request, reply) => {
+      const answered = seriesOf(request.method, request.routeOptions.url ?? 'unknown', reply.statusCode);
+      answered.requests.inc();
+      answered.latency.observe(reply.elapsedTime / 1000);
+      if (request.catalogCache) cacheOutcomes[request.catalogCache].inc();
       const replayed = reply.getHeader('idempotent-replayed') === 'true';
       if (replayed) replays.inc();
       else if (request.routeOptions.config.command?.counts === 'orders' && reply.statusCode < 300) orders.inc();
       const code = reply.problemCode;
       if (!replayed && (code === 'INSUFFICIENT_STOCK' || code === 'PRODUCT_UNAVAILABLE')) refusals.inc({ code });
-    });
+    }));
 
     const exposed = options.token !== undefined || (isLoopbackHost(options.host) && !options.behindProxy);
     if (!options.token && options.behindProxy && isLoopbackHost(options.host)) {

@@ -16,6 +16,7 @@ import fp from 'fastify-plugin';
 import { credentialHashOf, type Principal } from './authentication.js';
 import { TOKEN_KINDS } from '../modules/stores/index.js';
 import { RateLimiter } from './rate-limiter.js';
+import { hook } from '../lib/hooks.js';
 
 export { RateLimiter };
 
@@ -93,12 +94,12 @@ function budgetOf(principal: Principal | null, request: FastifyRequest, options:
 export const spentBudgets = fp(
   async (app: FastifyInstance, options: RateLimitOptions) => {
     const known = knownCredentials(options.limiter);
-    app.addHook('onRequest', async (request, reply) => {
+    app.addHook('onRequest', hook((request, reply) => {
       const access = request.routeOptions.config.access;
       if (!access || access === 'public') return;
       const [key] = budgetOf(known.get(credentialHashOf(request)) ?? null, request, options);
       options.limiter.refuseIfSpent(reply, key);
-    });
+    }));
   },
   { name: 'spent-budgets', dependencies: ['errors'] },
 );
@@ -106,7 +107,7 @@ export const spentBudgets = fp(
 /** Every request with a credential (or a refused one) counts against its caller's budget, right after authentication. */
 export const callerLimits = fp(
   async (app: FastifyInstance, options: RateLimitOptions) => {
-    app.addHook('onRequest', async (request, reply) => {
+    app.addHook('onRequest', hook((request, reply) => {
       const access = request.routeOptions.config.access;
       if (!access || access === 'public') return;
       const fingerprint = credentialHashOf(request);
@@ -115,8 +116,8 @@ export const callerLimits = fp(
         else knownCredentials(options.limiter).forget(fingerprint);
       }
       const [key, limit] = budgetOf(request.principal, request, options);
-      await options.limiter.consume(reply, key, limit);
-    });
+      if (limit > 0) return options.limiter.consume(reply, key, limit);
+    }));
   },
   { name: 'caller-limits', dependencies: ['authentication', 'spent-budgets'] },
 );
@@ -130,13 +131,15 @@ export const routeLimits = fp(
     app.decorateRequest('discountAttempt', undefined);
     // Discount codes that do not apply: counted up front when a request tries one (so a burst of
     // guesses cannot all pass before any is counted), given back when the code applied.
-    app.addHook('preHandler', async (request) => {
+    app.addHook('preHandler', hook((request) => {
       const tries = request.routeOptions.config.triesDiscountCode;
       const store = publicStore(request);
       if (!tries || attempts <= 0 || store === undefined || !tries(request.body)) return;
       const key = `discount:${store}:${request.ip}`;
-      request.discountAttempt = { key, window: await options.limiter.attempt(key, attempts, 'discount codes that do not apply') };
-    });
+      return options.limiter.attempt(key, attempts, 'discount codes that do not apply').then((window) => {
+        request.discountAttempt = { key, window };
+      });
+    }));
     app.addHook('onError', async (request, _reply, error) => {
       const refusedCode = (error as { code?: string }).code === 'DISCOUNT_NOT_APPLICABLE';
       const store = publicStore(request);
@@ -144,21 +147,20 @@ export const routeLimits = fp(
       // A code refused on a request that did not count it up front (an order from a cart with a code).
       else if (refusedCode && attempts > 0 && store !== undefined) await options.limiter.attempt(`discount:${store}:${request.ip}`, attempts, 'discount codes that do not apply').catch(() => {});
     });
-    app.addHook('onResponse', async (request) => {
+    app.addHook('onResponse', hook((request) => {
       // Still set: the code was not refused (it applied, or the request failed for another reason).
-      if (request.discountAttempt) await options.limiter.giveBack(request.discountAttempt.key, request.discountAttempt.window);
-    });
-    app.addHook('preHandler', async (request, reply) => {
+      if (request.discountAttempt) return options.limiter.giveBack(request.discountAttempt.key, request.discountAttempt.window);
+    }));
+    app.addHook('preHandler', hook((request, reply) => {
       const extra = request.routeOptions.config.extraLimit;
       if (!extra || !request.principal || request.principal.kind === 'root') return;
       const store = request.principal.store;
       if (extra === 'orders') {
         const customer = (request.params as { customer?: string }).customer?.toLowerCase() ?? '';
-        await options.limiter.consume(reply, `order:${store}:${customer}`, options.ordersPerMinute);
-      } else {
-        await options.limiter.consume(reply, `guest:${store}:${request.ip}`, options.guestSessionsPerMinute);
+        return options.limiter.consume(reply, `order:${store}:${customer}`, options.ordersPerMinute);
       }
-    });
+      return options.limiter.consume(reply, `guest:${store}:${request.ip}`, options.guestSessionsPerMinute);
+    }));
   },
   { name: 'route-limits', dependencies: ['authorization'] },
 );

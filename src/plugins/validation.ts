@@ -9,6 +9,7 @@ import fp from 'fastify-plugin';
 import { Ajv, type Options } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { AppError } from './errors.js';
+import { hook } from '../lib/hooks.js';
 
 // ajv-formats is CommonJS; its default export arrives wrapped under ES modules.
 const addFormats = ((addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ?? addFormatsModule) as unknown as (ajv: Ajv) => Ajv;
@@ -68,10 +69,10 @@ export default fp(
       parseJson(request, body as string, done);
     });
     app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? bodyAjv : urlAjv).compile(schema));
-    app.addHook('preValidation', async (request) => {
+    app.addHook('preValidation', hook((request) => {
       const problem = badText(request.params) ?? badText(request.query) ?? badText(request.body);
       if (problem) throw new AppError('VALIDATION_FAILED', problem);
-    });
+    }));
   },
   { name: 'validation' },
 );
