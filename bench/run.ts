@@ -17,6 +17,8 @@
  *                           is the median of the passes' own
  *   --read-passes 3         how many times each read workload and its ceiling (the bare server) run, taking
  *                           turns: each read's ratio is the median of the passes' own
+ *   --write-passes 2        how many times order-spread-discount and order-spread-shipped each run right
+ *                           after order-spread, taking turns: each one's ratio to it is the median of the passes'
  *   --payment-passes 2      how many times orders alone and orders beside each stream of payment webhooks
  *                           are measured, taking turns: each ratio is the median of the passes' own
  *   --replica URL           the read workloads again on a server with DATABASE_READ_URL=URL (a replica
@@ -66,6 +68,7 @@ const { values } = parseArgs({
     'spread-passes': { type: 'string', default: '3' },
     'payment-passes': { type: 'string', default: '2' },
     'read-passes': { type: 'string', default: '3' },
+    'write-passes': { type: 'string', default: '2' },
   },
   allowNegative: true,
 });
@@ -100,6 +103,11 @@ interface Workload {
   prepare?: (base: string, f: BenchFixture) => Promise<void>;
   /** Undone through the API after it ran (what `prepare` made that other workloads must not see). */
   finish?: (base: string, f: BenchFixture) => Promise<void>;
+  /**
+   * Its target is a share of order-spread's rate: it runs in turns with order-spread (`--write-passes`),
+   * each pass order-spread then this, and its ratio to order-spread is the median of the passes' own.
+   */
+  besideOrders?: true;
 }
 
 const order = (f: BenchFixture) => `/api/v1/${f.customerId}/orders`;
@@ -153,7 +161,7 @@ const ALL_WORKLOADS: Workload[] = [
   },
   {
     // order-spread, every order with an unlimited percentage code (made by `createBenchDiscounts`).
-    name: 'order-spread-discount', kind: 'write', method: 'POST', ceiling: 'spread',
+    name: 'order-spread-discount', kind: 'write', method: 'POST', ceiling: 'spread', besideOrders: true,
     plan: (f) => ({ paths: [order(f)], bodies: f.hotProductIds.map((id) => JSON.stringify({ address: f.addressId, products: [{ id, quantity: 1 }], discountCode: SPREAD_CODE })) }),
   },
   // Every order on one product: a flash sale.
@@ -163,7 +171,7 @@ const ALL_WORKLOADS: Workload[] = [
     // order-spread, every order with a shipping option and taxed by two rates (a country rate and a
     // region rate over it); the option exists only during this run (`prepareShipping`), since once a
     // store has one every order needs one.
-    name: 'order-spread-shipped', kind: 'write', method: 'POST', ceiling: 'spread', prepare: prepareShipping, finish: finishShipping,
+    name: 'order-spread-shipped', kind: 'write', method: 'POST', ceiling: 'spread', prepare: prepareShipping, finish: finishShipping, besideOrders: true,
     plan: (f) => ({ paths: [order(f)], bodies: f.hotProductIds.map((id) => JSON.stringify({ address: f.addressId, products: [{ id, quantity: 1 }], shippingOption: shippingOptionId })) }),
   },
   {
@@ -308,6 +316,8 @@ interface Row extends LoadResult {
   pathRatio?: number | null;
   /** Reads: each pass's own ratio to the bare server, in the order run (the row's ratio is their median). */
   passes?: { ratio: Array<number | null> };
+  /** A `besideOrders` workload: order-spread's median req/s in the same passes, and each pass's ratio to it. */
+  besideOrders?: { rps: number; ratios: Array<number | null>; ratio: number | null };
 }
 
 interface SelloutResult {
@@ -595,6 +605,35 @@ async function readPasses(w: Workload, plan: ReturnType<Workload['plan']>, answe
   return { ...overPasses(results), ceiling: overPasses(ceilings), ratio: medianRatio(ratios), passes: { ratio: ratios } };
 }
 
+const WRITE_PASSES = Math.max(1, Number(values['write-passes']));
+
+/**
+ * A workload whose target is a share of order-spread's rate, measured in turns with it: each pass
+ * runs order-spread, then the workload (its `prepare` and `finish` around it alone: a store with a
+ * shipping option needs one on every order). Compared with the first order-spread row instead, it
+ * met a database that had grown by every workload between them, and a machine minutes older
+ * (0.71 and 0.77 in one run where workloads of the same shape run minutes apart moved by a quarter).
+ */
+async function besideOrderPasses(
+  w: Workload, base: string, fixture: BenchFixture, load: (w: Workload, plan: ReturnType<Workload['plan']>) => Promise<LoadResult>,
+): Promise<Pick<Row, keyof LoadResult | 'ceiling' | 'ratio' | 'besideOrders'>> {
+  const orders = ALL_WORKLOADS.find((x) => x.name === 'order-spread')!;
+  const befores: LoadResult[] = [];
+  const results: LoadResult[] = [];
+  for (let pass = 0; pass < WRITE_PASSES; pass++) {
+    await vacuumBetween();
+    console.error(`   order-spread, before ${w.name} (pass ${pass + 1} of ${WRITE_PASSES})`);
+    befores.push(await load(orders, orders.plan(fixture)));
+    await w.prepare?.(base, fixture);
+    await vacuumBetween();
+    console.error(`   ${w.name} (pass ${pass + 1} of ${WRITE_PASSES})`);
+    results.push(await load(w, w.plan(fixture)));
+    await w.finish?.(base, fixture);
+  }
+  const ratios = results.map((x, i) => ratio(x, befores[i]));
+  return { ...overPasses(results), ceiling: null, ratio: null, besideOrders: { rps: overPasses(befores).rps, ratios, ratio: medianRatio(ratios) } };
+}
+
 async function benchSize(products: number): Promise<{ rows: Row[]; peakRss: number; sellout: SelloutResult | null; heldSellout: HeldSelloutResult | null; limitedCode: LimitedCodeResult | null; storm: StormResult | null; ceilings: Partial<Record<OrderCeilingPlan['shape'], LoadResult>>; drain: DrainResult | null; replicaReads: Record<string, number> | null }> {
   console.error(`\n== ${products} products: seeding`);
   const { fixture, env, cleanup } = await prepareDatabase(products);
@@ -605,7 +644,25 @@ async function benchSize(products: number): Promise<{ rows: Row[]; peakRss: numb
   const rows: Row[] = [];
   const answers: Record<string, string> = {};
   const limitedDiscountId = await createBenchDiscounts(base, fixture);
+  const load = async (w: Workload, plan: ReturnType<Workload['plan']>) => {
+    // The stand-in for autovacuum that benchSpread's warm-ups have (see there): the holds workloads
+    // run in this one server after workloads that read held units while cart_holds was empty, and
+    // without an analyze its connections kept those plans as the table filled (cart-hold at 0.08 of
+    // its ceiling in one run, 0.29-0.36 in the runs beside it).
+    const analyzed = setTimeout(() => void analyzeHolds().catch(() => undefined), WARMUP * 800);
+    try {
+      return await runJson<LoadResult>('bench/load.ts', {
+        url: base, method: w.method, token: tokenOf(w, fixture), connections: w.connections ?? CONNECTIONS, warmupSeconds: WARMUP, seconds: SECONDS, ...plan,
+      } satisfies LoadPlan);
+    } finally {
+      clearTimeout(analyzed);
+    }
+  };
   for (const w of WORKLOADS) {
+    if (w.besideOrders) {
+      rows.push({ workload: w.name, products, ...(await besideOrderPasses(w, base, fixture, load)) });
+      continue;
+    }
     await w.prepare?.(base, fixture);
     const plan = w.plan(fixture);
     if (w.kind === 'read') {
@@ -615,20 +672,7 @@ async function benchSize(products: number): Promise<{ rows: Row[]; peakRss: numb
     }
     if (w.kind === 'write') await vacuumBetween();
     console.error(`   ${w.name}`);
-    const run = async () => {
-      // The stand-in for autovacuum that benchSpread's warm-ups have (see there): the holds workloads
-      // run in this one server after workloads that read held units while cart_holds was empty, and
-      // without an analyze its connections kept those plans as the table filled (cart-hold at 0.08 of
-      // its ceiling in one run, 0.29-0.36 in the runs beside it).
-      const analyzed = setTimeout(() => void analyzeHolds().catch(() => undefined), WARMUP * 800);
-      try {
-        return await runJson<LoadResult>('bench/load.ts', {
-          url: base, method: w.method, token: tokenOf(w, fixture), connections: w.connections ?? CONNECTIONS, warmupSeconds: WARMUP, seconds: SECONDS, ...plan,
-        } satisfies LoadPlan);
-      } finally {
-        clearTimeout(analyzed);
-      }
-    };
+    const run = () => load(w, plan);
     if (w.kind === 'read') rows.push({ workload: w.name, products, ...(await readPasses(w, plan, answers[plan.paths[0]!]!, port + 1, run)) });
     else rows.push({ workload: w.name, products, ...(await run()), ceiling: null, ratio: null });
     await w.finish?.(base, fixture);
@@ -1032,11 +1076,16 @@ for (const run of runs) {
     lines.push(`Limited code at ${run.products} products (usageLimit 2000, 6000 orders, 200 connections): ${l.orders} orders, ${l.refused} refused (422), ` +
       `${l.other} other, usageCount ${l.usageCount}, ${l.rps} req/s, p99 ${l.p99} ms: ${l.passed ? 'pass' : 'FAIL'}.`);
   }
-  const spread = run.rows.find((r) => r.workload === 'order-spread');
-  const discounted = run.rows.find((r) => r.workload === 'order-spread-discount');
-  if (spread && discounted) lines.push(`Discount at ${run.products} products: order-spread-discount ${discounted.rps} req/s vs order-spread ${spread.rps}: ${ratio(discounted, spread)} (target >= 0.9).`);
-  const shipped = run.rows.find((r) => r.workload === 'order-spread-shipped');
-  if (spread && shipped) lines.push(`Shipping and taxes at ${run.products} products: order-spread-shipped ${shipped.rps} req/s vs order-spread ${spread.rps}: ${ratio(shipped, spread)} (target >= 0.9).`);
+  const besideOrders = (what: string, name: string) => {
+    const row = run.rows.find((r) => r.workload === name);
+    const beside = row?.besideOrders;
+    if (row && beside) {
+      lines.push(`${what} at ${run.products} products: ${name} ${row.rps} req/s vs order-spread right before it ${beside.rps}: ${beside.ratio} ` +
+        `(median of ${beside.ratios.length} passes: ${beside.ratios.join(', ')}) (target >= 0.9).`);
+    }
+  };
+  besideOrders('Discount', 'order-spread-discount');
+  besideOrders('Shipping and taxes', 'order-spread-shipped');
   if (run.heldSellout) {
     const h = run.heldSellout;
     lines.push(`Sellout with holds at ${run.products} products (${h.stock} in stock, ${h.buyers} buyers, half hold first): ${h.orders} orders ` +
