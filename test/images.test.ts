@@ -1,13 +1,27 @@
 /** GET /api/images/:file: the pictures the project ships, public, cacheable, and inert when opened alone. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readdirSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startTestApp } from './support/app.js';
-import { assertProblem } from './support/factories.js';
+import { assertProblem, createStore } from './support/factories.js';
 import { ROOT } from './support/database.js';
 
 const t = await startTestApp();
+
+// A 1x1 PNG, written out so that this file never loads sharp itself.
+const ONE_PIXEL_PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64');
+const libvipsMapped = () => readFileSync('/proc/self/maps', 'utf8').includes('libvips');
+
+test('sharp (libvips) is loaded at the first picture, not before: a process that never takes one never pays its memory', { skip: !existsSync('/proc/self/maps') && 'needs /proc' }, async () => {
+  const s = await createStore(t);
+  assert.equal((await t.request('GET', '/api/v1/products', { token: s.storefront })).status, 200);
+  assert.equal(libvipsMapped(), false, 'not loaded by starting or by a catalog read');
+  const r = await t.request('POST', '/api/v1/admin/images', { token: s.admin, rawBody: ONE_PIXEL_PNG, headers: { 'content-type': 'image/png' } });
+  assert.equal(r.status, 201, r.text);
+  assert.deepEqual([r.json.image.width, r.json.image.height], [1, 1]);
+  assert.equal(libvipsMapped(), true, 'loaded for the picture');
+});
 
 test('every shipped image is served without a token, small, with its type, an ETag, a 304 and a policy that runs nothing', async () => {
   const files = readdirSync(join(ROOT, 'assets/images'));

@@ -3,7 +3,14 @@
  * the dashboard takes, by their signatures, then decoded in full by sharp (a truncated or corrupt
  * file fails there). SVG is never taken: it is a document that can run scripts.
  */
-import sharp from 'sharp';
+import type { Sharp, SharpOptions } from 'sharp';
+
+// sharp brings libvips, about 30 MB of a process's memory: loaded at the first picture, so a
+// process that never handles one (most of them, most of the time) never pays for it.
+let loading: Promise<(input: Buffer, options: SharpOptions) => Sharp> | undefined;
+function loadSharp(): Promise<(input: Buffer, options: SharpOptions) => Sharp> {
+  return (loading ??= import('sharp').then((module) => module.default));
+}
 
 export const UPLOAD_TYPES = ['image/jpeg', 'image/png', 'image/webp', 'image/avif'] as const;
 export type UploadType = (typeof UPLOAD_TYPES)[number];
@@ -38,6 +45,8 @@ export async function judge(bytes: Buffer, declared: string): Promise<Judgement>
   if (found === 'image/svg+xml') return { ok: false, status: 415, detail: 'the body is an SVG document; only JPEG, PNG, WebP and AVIF pictures are taken' };
   if (found === undefined) return { ok: false, status: 415, detail: `the body is not a JPEG, PNG, WebP or AVIF picture` };
   if (found !== type) return { ok: false, status: 415, detail: `the body is ${found}, not the ${type} its Content-Type says` };
+  // Outside the try: a library that cannot load is the server's fault (500), not the picture's.
+  const sharp = await loadSharp();
   try {
     const image = sharp(bytes, { limitInputPixels: MAX_PIXELS, failOn: 'warning' });
     const meta = await image.metadata();
@@ -53,6 +62,7 @@ export async function judge(bytes: Buffer, declared: string): Promise<Judgement>
 
 /** A copy at most `width` wide, in the same format (never larger than the original). */
 export async function resized(bytes: Buffer, contentType: UploadType, width: number): Promise<Buffer> {
+  const sharp = await loadSharp();
   const image = sharp(bytes, { limitInputPixels: MAX_PIXELS }).rotate().resize({ width, withoutEnlargement: true });
   switch (contentType) {
     case 'image/jpeg':
