@@ -5,7 +5,7 @@
  */
 import type { Sharp, SharpOptions } from 'sharp';
 
-// sharp brings libvips, about 30 MB of a process's memory: loaded at the first picture, so a
+// sharp brings libvips, about 7 MB of a process's resident memory: loaded at the first picture, so a
 // process that never handles one (most of them, most of the time) never pays for it.
 let loading: Promise<(input: Buffer, options: SharpOptions) => Sharp> | undefined;
 function loadSharp(): Promise<(input: Buffer, options: SharpOptions) => Sharp> {
