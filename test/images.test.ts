@@ -1,4 +1,7 @@
-/** GET /api/images/:file: the pictures the project ships, public, cacheable, and inert when opened alone. */
+/**
+ * GET /api/images/:file: the pictures the project ships, public, cacheable, and inert when opened
+ * alone. Also that the image library is loaded only for a picture (uploads.test.ts loads it itself).
+ */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';

@@ -3,12 +3,12 @@
  * the dashboard takes, by their signatures, then decoded in full by sharp (a truncated or corrupt
  * file fails there). SVG is never taken: it is a document that can run scripts.
  */
-import type { Sharp, SharpOptions } from 'sharp';
+import type Sharp from 'sharp';
 
 // sharp brings libvips, about 7 MB of a process's resident memory: loaded at the first picture, so a
 // process that never handles one (most of them, most of the time) never pays for it.
-let loading: Promise<(input: Buffer, options: SharpOptions) => Sharp> | undefined;
-function loadSharp(): Promise<(input: Buffer, options: SharpOptions) => Sharp> {
+let loading: Promise<typeof Sharp> | undefined;
+function loadSharp(): Promise<typeof Sharp> {
   return (loading ??= import('sharp').then((module) => module.default));
 }
 
