@@ -3,12 +3,12 @@
  * shipping option it chose, and the tax rates of its destination. Read once for all the carts of a
  * request or a round; pricing computes the amounts.
  */
-import type { Executor } from '../../db/client.js';
+import { mapped, together, type Executor, type Part } from '../../db/client.js';
 import { checkoutTotals, discountEligible, linePrice, type AppliedDiscount, type CheckoutTotals, type DiscountRule, type ShippingRule, type TaxRateRule } from '../pricing/index.js';
 import { shippingRulesOf } from '../shipping/index.js';
 import { pricingSettingsOf, type PricingSettings } from '../stores/index.js';
 import { taxedCountries } from '../taxes/index.js';
-import { checkoutOfStores, type CartRow } from './repository.js';
+import { checkoutOfStoresPart, type CartRow } from './repository.js';
 import type { PricedLine } from './views.js';
 
 export interface CartCheckout {
@@ -43,8 +43,15 @@ export async function cartCheckouts(db: Executor, stores: Array<{ store: string;
  * all (each module's part of it that module's SQL expression), by store.
  */
 export async function checkoutsOfStores(db: Executor, stores: Array<{ store: string; countries: Iterable<string> }>): Promise<Map<string, CartCheckout>> {
-  const rows = await checkoutOfStores(db, stores.map(({ store, countries }) => ({ store, countries: taxedCountries(countries) })));
-  return new Map(rows.map((row) => [row.store, { settings: pricingSettingsOf(row.settings), options: shippingRulesOf(row.options), rates: row.rates }]));
+  return together(db, checkoutsOfStoresPart(stores));
+}
+
+/** `checkoutsOfStores` as a part, to send with a round's other reads (`together`). */
+export function checkoutsOfStoresPart(stores: Array<{ store: string; countries: Iterable<string> }>): Part<Map<string, CartCheckout>> {
+  return mapped(
+    checkoutOfStoresPart(stores.map(({ store, countries }) => ({ store, countries: taxedCountries(countries) }))),
+    (rows) => new Map(rows.map((row) => [row.store, { settings: pricingSettingsOf(row.settings), options: shippingRulesOf(row.options), rates: row.rates }])),
+  );
 }
 
 /** A cart's totals: its discount, its shipping (an option since deleted shows as none) and its taxes for its destination. */

@@ -1,6 +1,6 @@
 /** Cart SQL: carts and their lines. Every change to an existing cart runs in a transaction that first locks the cart row. */
 import { sql } from 'drizzle-orm';
-import { jsonb, prepared, queryRows, storeKeys, valueList, type Executor } from '../../db/client.js';
+import { jsonb, part, prepared, queryRows, storeKeys, valueList, type Executor, type Part } from '../../db/client.js';
 import { asDate, toIso } from '../../lib/time.js';
 import type { ShippingRule, TaxRateRule } from '../pricing/index.js';
 import { shippingRulesJson } from '../shipping/index.js';
@@ -264,19 +264,18 @@ export async function heldByClientsOfStores(db: Executor, stores: Array<{ store:
   return held;
 }
 
+type CheckoutRow = { store: string; settings: PricingSettings | null; options: ShippingRule[]; rates: TaxRateRule[] };
+
 /**
  * What the carts or orders of a round of several stores are priced with, in one statement: each
  * store's settings, shipping options and the rates of its countries (upper-case codes), each read
- * by its own module's expression.
+ * by its own module's expression. A part, to send with the round's other reads (`together`).
  */
-export async function checkoutOfStores(
-  tx: Executor,
-  stores: Array<{ store: string; countries: string[] }>,
-): Promise<Array<{ store: string; settings: PricingSettings | null; options: ShippingRule[]; rates: TaxRateRule[] }>> {
+export function checkoutOfStoresPart(stores: Array<{ store: string; countries: string[] }>): Part<CheckoutRow[]> {
   const store = sql`w.store`;
-  return queryRows(
-    tx,
+  return part(
     prepared(sql`select w.store, ${pricingSettingsJson(store)} as settings, ${shippingRulesJson(store)} as options, ${taxRatesJson(store, sql`w.countries`)} as rates
         from jsonb_to_recordset(${jsonb(stores)}) as w(store text, countries jsonb)`),
+    (rows) => rows as CheckoutRow[],
   );
 }

@@ -1,6 +1,6 @@
 /** Discount SQL: the discounts table, and the reads the rules need (collections' products, customers' uses). */
-import { sql } from 'drizzle-orm';
-import { jsonb, queryRows, storeKeys, valueList, type Executor } from '../../db/client.js';
+import { sql, type SQL } from 'drizzle-orm';
+import { jsonb, nothing, part, prepared, queryRows, storeKeys, valueList, type Executor, type Part } from '../../db/client.js';
 import { toIsoOrNull } from '../../lib/time.js';
 import type { DiscountRule } from '../pricing/index.js';
 
@@ -79,8 +79,16 @@ export async function findByCodes(db: Executor, store: string, codes: string[]):
 /** The same for codes of several stores (a round of several), in one statement. */
 export async function findByStoresCodes(db: Executor, codes: Array<{ store: string; key: string }>): Promise<DiscountRow[]> {
   if (codes.length === 0) return [];
-  return rows(db, sql`select ${columns} from discounts d where (d.store, d.code) in (${storeKeys(codes.map((c) => ({ store: c.store, id: c.key })), 'text')}) and d.deleted_at is null`);
+  return rows(db, byStoresCodes(codes));
 }
+
+/** `findByStoresCodes` as a part, to send with a round's other reads (`together`). */
+export function findByStoresCodesPart(codes: Array<{ store: string; key: string }>): Part<DiscountRow[]> {
+  return codes.length === 0 ? nothing([]) : part(byStoresCodes(codes), (found) => (found as unknown as DiscountRow[]).map(normalize));
+}
+
+const byStoresCodes = (codes: Array<{ store: string; key: string }>) =>
+  prepared(sql`select ${columns} from discounts d where (d.store, d.code) in (${storeKeys(codes.map((c) => ({ store: c.store, id: c.key })), 'text')}) and d.deleted_at is null`);
 
 /**
  * Discounts by id, deleted ones included (a cart keeps showing a deleted code, at amount 0). With
@@ -95,8 +103,15 @@ export async function findByIds(db: Executor, store: string, ids: string[], { lo
 export async function findByStoresIds(db: Executor, ids: Array<{ store: string; key: string }>, { lock = false } = {}): Promise<DiscountRow[]> {
   if (ids.length === 0) return [];
   const locking = lock ? sql` order by d.store, d.id for no key update` : sql``;
-  return rows(db, sql`select ${columns} from discounts d where (d.store, d.id) in (${storeKeys(ids.map((i) => ({ store: i.store, id: i.key })))})${locking}`);
+  return rows(db, sql`${byStoresIds(ids)}${locking}`);
 }
+
+/** `findByStoresIds` (unlocked) as a part, to send with a round's other reads (`together`). */
+export function findByStoresIdsPart(ids: Array<{ store: string; key: string }>): Part<DiscountRow[]> {
+  return ids.length === 0 ? nothing([]) : part(prepared(byStoresIds(ids)), (found) => (found as unknown as DiscountRow[]).map(normalize));
+}
+
+const byStoresIds = (ids: Array<{ store: string; key: string }>) => sql`select ${columns} from discounts d where (d.store, d.id) in (${storeKeys(ids.map((i) => ({ store: i.store, id: i.key })))})`;
 
 /**
  * Which of `productIds` belong to one of `collections` or to a collection nested under one. A
@@ -151,21 +166,16 @@ async function whoUsed(db: Executor, stores: Array<{ store: string; discountIds:
 }
 
 /**
- * Counts a round's uses (of one store or several), one guarded statement for them all: never past
- * `usage_limit`. Answers how many discounts it changed, for the caller to check against what it expected.
+ * A round's uses (of one store or several) as the CTEs of a statement that writes the round (its
+ * orders): `counted_uses` updates them, guarded (never past `usage_limit`), and names the discounts
+ * it changed, for the statement to answer how many and the caller to check against what it expected.
  */
-export async function addStoresUses(tx: Executor, uses: Array<{ store: string; id: string; uses: number }>): Promise<number> {
-  if (uses.length === 0) return 0;
-  const [row] = await queryRows<{ n: number }>(
-    tx,
-    sql`with used as (select * from jsonb_to_recordset(${jsonb(uses)}) as u(store text, id uuid, uses int)),
-        counted as (
-          update discounts d set usage_count = d.usage_count + u.uses from used u
+export function storesUsesCte(uses: Array<{ store: string; id: string; uses: number }>): SQL {
+  return sql`used_codes as (select * from jsonb_to_recordset(${jsonb(uses)}) as u(store text, id uuid, uses int)),
+        counted_uses as (
+          update discounts d set usage_count = d.usage_count + u.uses from used_codes u
           where (d.store, d.id) in (${storeKeys(uses)}) and d.store = u.store and d.id = u.id
-            and (d.usage_limit is null or d.usage_count + u.uses <= d.usage_limit) returning d.id)
-        select count(*)::int as n from counted`,
-  );
-  return row!.n;
+            and (d.usage_limit is null or d.usage_count + u.uses <= d.usage_limit) returning d.id)`;
 }
 
 /** Gives a cancelled order's use back. */

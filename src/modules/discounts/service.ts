@@ -2,7 +2,8 @@
  * Discount codes: the admin API's rules, and what carts and orders read of a code (the rules
  * pricing decides with). The amount and whether a code applies are pricing's (pricing/discount.ts).
  */
-import type { Database, Executor } from '../../db/client.js';
+import type { SQL } from 'drizzle-orm';
+import { mapped, parts, type Database, type Executor, type Part } from '../../db/client.js';
 import { AppError } from '../../lib/app-error.js';
 import type { DiscountRule } from '../pricing/index.js';
 import * as repo from './repository.js';
@@ -142,17 +143,22 @@ export interface RoundWanted {
 /**
  * Reads the discounts a round of orders of one store or several names (cart discounts by id,
  * product-list orders by code), one statement per step over all its stores: by store, every store
- * given answered, a store's codes only its own. A code with a usage limit or once per customer is
- * locked ((store, id) order, after the products) and read under the lock, so the round's count is
- * exact whatever the concurrency and the number of processes; an unlimited code is only read (its
- * count is added by a guarded update at the end).
+ * given answered, a store's codes only its own. The part is the first step, an unlocked read, sent
+ * with the round's other reads; its value takes the rest: a code with a usage limit or once per
+ * customer is locked ((store, id) order, after the products) and read again under the lock, so the
+ * round's count is exact whatever the concurrency and the number of processes; an unlimited code is
+ * only read (its count is added by a guarded update, `countedUses`).
  */
-export async function discountsForStoresRound(tx: Executor, stores: Array<{ store: string; wanted: RoundWanted }>): Promise<Map<string, RoundDiscounts>> {
+export function discountsForStoresRoundPart(stores: Array<{ store: string; wanted: RoundWanted }>): Part<(tx: Executor) => Promise<Map<string, RoundDiscounts>>> {
   const asked = stores.map(({ store, wanted }) => ({ store, wanted, codes: [...new Set(wanted.codes.map((c) => normalizeCode(c.code)))] }));
-  const found = [
-    ...(await repo.findByStoresIds(tx, asked.flatMap(({ store, wanted }) => [...new Set(wanted.ids.map((w) => w.id))].map((key) => ({ store, key }))))),
-    ...(await repo.findByStoresCodes(tx, asked.flatMap(({ store, codes }) => codes.map((key) => ({ store, key }))))),
-  ];
+  const reads = parts([
+    repo.findByStoresIdsPart(asked.flatMap(({ store, wanted }) => [...new Set(wanted.ids.map((w) => w.id))].map((key) => ({ store, key })))),
+    repo.findByStoresCodesPart(asked.flatMap(({ store, codes }) => codes.map((key) => ({ store, key })))),
+  ] as const);
+  return mapped(reads, ([byId, byCode]) => (tx: Executor) => roundDiscounts(tx, asked, [...byId, ...byCode]));
+}
+
+async function roundDiscounts(tx: Executor, asked: Array<{ store: string; wanted: RoundWanted; codes: string[] }>, found: repo.DiscountRow[]): Promise<Map<string, RoundDiscounts>> {
   const guarded = [...new Map(found.filter((r) => r.usageLimit !== null || r.oncePerCustomer).map((r) => [`${r.store}\n${r.id}`, { store: r.store, key: r.id }])).values()];
   const locked = new Map((await repo.findByStoresIds(tx, guarded, { lock: true })).map((r) => [`${r.store}\n${r.id}`, r]));
   const rowsOf = new Map<string, repo.DiscountRow[]>(asked.map(({ store }) => [store, []]));
@@ -177,13 +183,22 @@ export async function discountsForStoresRound(tx: Executor, stores: Array<{ stor
 }
 
 /**
- * Counts a round's uses, of one store or several, in one statement (two with several codes); a
- * count the guard refuses cannot happen under the locks, and fails the round if it does.
+ * Counts a round's uses, of one store or several, inside the statement that writes the round's
+ * orders (one round trip fewer): `cte` adds the guarded update to it as `counted_uses`, the statement
+ * answers how many codes it counted, and `check` fails the round if that is not every one (a count
+ * the guard refuses cannot happen under the locks). With several codes they are locked in (store, id)
+ * order first (`lock`), so two rounds counting the same codes cannot deadlock.
  */
-export async function countStoresUses(tx: Executor, uses: Array<{ store: string; id: string; uses: number }>): Promise<void> {
-  // Several codes: lock them in (store, id) order first, so two rounds counting the same codes cannot deadlock.
-  if (uses.length > 1) await repo.findByStoresIds(tx, uses.map((u) => ({ store: u.store, key: u.id })), { lock: true });
-  if ((await repo.addStoresUses(tx, uses)) !== uses.length) throw new AppError('SERVICE_UNAVAILABLE', 'a discount code changed under a lock; retry');
+export function countedUses(uses: Array<{ store: string; id: string; uses: number }>): { lock: (tx: Executor) => Promise<void>; cte: SQL | null; check: (counted: number) => void } {
+  return {
+    lock: async (tx) => {
+      if (uses.length > 1) await repo.findByStoresIds(tx, uses.map((u) => ({ store: u.store, key: u.id })), { lock: true });
+    },
+    cte: uses.length === 0 ? null : repo.storesUsesCte(uses),
+    check: (counted) => {
+      if (counted !== uses.length) throw new AppError('SERVICE_UNAVAILABLE', 'a discount code changed under a lock; retry');
+    },
+  };
 }
 
 /** A cancelled order gives its use back. */

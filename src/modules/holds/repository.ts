@@ -5,7 +5,7 @@
  * never shorter, so what is held plus what is ordered never exceeds the stock.
  */
 import { sql, type SQL } from 'drizzle-orm';
-import { jsonb, prepared, queryRows, storeKeys, type Executor } from '../../db/client.js';
+import { jsonb, nothing, part, prepared, queryRows, storeKeys, together, type Executor, type Part } from '../../db/client.js';
 import { asDate, toIso } from '../../lib/time.js';
 
 /** Units of a product one cart holds; `cartId` null: the sum of what other carts hold of it. */
@@ -28,22 +28,30 @@ export async function holdsOf(db: Executor, store: string, productIds: string[],
  * it (every store given has its list).
  */
 export async function holdsOfStores(db: Executor, wanted: Array<{ store: string; productIds: string[]; cartIds?: string[] }>): Promise<Map<string, Held[]>> {
+  return together(db, holdsOfStoresPart(wanted));
+}
+
+/**
+ * `holdsOfStores` as a part, to send with other reads of the round (`together`): it must run after
+ * the statement that locked the products, as its own snapshot then sees every hold made before.
+ */
+export function holdsOfStoresPart(wanted: Array<{ store: string; productIds: string[]; cartIds?: string[] }>): Part<Map<string, Held[]>> {
   const byStore = new Map(wanted.map((w) => [w.store, [] as Held[]]));
   const products = wanted.flatMap((w) => w.productIds.map((id) => ({ store: w.store, id })));
-  if (products.length === 0) return byStore;
+  if (products.length === 0) return nothing(byStore);
   const carts = wanted.flatMap((w) => (w.cartIds ?? []).map((id) => ({ store: w.store, id })));
   const held = sql`from cart_holds where (store, product_id) in (${storeKeys(products)}) and until > now()`;
-  const rows = await queryRows<Held & { store: string }>(
-    db,
+  const query =
     carts.length === 0
       ? prepared(sql`select store, null as "cartId", product_id as "productId", sum(quantity)::int as quantity ${held} group by store, product_id`)
       : prepared(sql`with mine as (${storeKeys(carts)})
             select store, cart_id::text as "cartId", product_id as "productId", quantity ${held} and (store, cart_id) in (select * from mine)
             union all
-            select store, null, product_id, sum(quantity)::int ${held} and (store, cart_id) not in (select * from mine) group by store, product_id`),
-  );
-  for (const { store, ...h } of rows) byStore.get(store)?.push(h);
-  return byStore;
+            select store, null, product_id, sum(quantity)::int ${held} and (store, cart_id) not in (select * from mine) group by store, product_id`);
+  return part(query, (rows) => {
+    for (const { store, ...h } of rows as unknown as Array<Held & { store: string }>) byStore.get(store)?.push(h);
+    return byStore;
+  });
 }
 
 /** Units held of each of some products (absent: none). */

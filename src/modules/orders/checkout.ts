@@ -11,7 +11,7 @@
  * or the number of processes; a cart becomes at most one order.
  */
 import { randomUUID } from 'node:crypto';
-import { CLIENT_LOCK_CLASS, lockStoresClients, type Executor } from '../../db/client.js';
+import { CLIENT_LOCK_CLASS, lockStoresClients, parts, together, type Executor } from '../../db/client.js';
 import type { ProductSnapshot } from '../../db/schema.js';
 import { AppError } from '../../lib/app-error.js';
 import type { Outcome } from '../../lib/keyed-batcher.js';
@@ -19,11 +19,11 @@ import type { RoundJob, StoreJobs } from '../../plugins/commands.js';
 import { findStoresAddresses, type AddressRow } from '../addresses/index.js';
 import { assertCartPending, completeStoresCarts, lockStoresCartsForOrders, type OrderableCart } from '../carts/index.js';
 import { lockStoresSellableProducts, productFieldsView, recordStockCrossing, takeStoresStock, type SellableProduct } from '../catalog/index.js';
-import { countStoresUses, discountsForStoresRound, type RoundDiscounts } from '../discounts/index.js';
-import { holdsOfStores } from '../holds/index.js';
+import { countedUses, discountsForStoresRoundPart, type RoundDiscounts } from '../discounts/index.js';
+import { holdsOfStoresPart } from '../holds/index.js';
 import { assertWithinLimits, checkoutTotals, discountEligible, isCountryCode, DiscountLedger, linePrice, orderRefusalError, StockLedger, sumLines, totals } from '../pricing/index.js';
 import { decideOrderDiscount, discountWanted } from './discount.js';
-import { decideOrderShipping, storesRoundCheckout, type RoundCheckout } from './shipping.js';
+import { decideOrderShipping, storesRoundCheckoutPart, type RoundCheckout } from './shipping.js';
 import * as repo from './repository.js';
 import type { CreateOrderBody, OrderView } from './schemas.js';
 import { orderView } from './views.js';
@@ -130,14 +130,19 @@ export async function placeStoresOrders(tx: Executor, stores: Array<StoreJobs<Or
   const addressesOf = (store: string) => addresses.get(store) ?? new Map<string, AddressRow>();
   const { products, now } = await lockStoresSellableProducts(tx, rounds.map((r) => ({ store: r.store, ids: [...new Set(r.requests.flatMap((q) => [...linesFrom(cartsOf(r.store))(q).keys()]))] })));
   const productsOf = (store: string) => products.get(store) ?? new Map<string, SellableProduct>();
-  // Units under other carts' unexpired holds are not for these orders; a held cart's own are (holds module).
-  const held = await holdsOfStores(tx, rounds.map((r) => ({ store: r.store, productIds: [...productsOf(r.store).keys()], cartIds: [...cartsOf(r.store).keys()] })));
-  // Codes after the products (their locks come last): read, and locked when limited or once per customer.
-  const discounts = await discountsForStoresRound(tx, rounds.map((r) => {
-    const storeCarts = cartsOf(r.store);
-    return { store: r.store, wanted: discountWanted(r.requests, (q) => storeCarts.get(q.cartId!)?.discountId ?? null, linesFrom(storeCarts)) };
-  }));
-  const checkouts = await storesRoundCheckout(tx, rounds.map((r) => ({ store: r.store, countries: [...addressesOf(r.store).values()].map((a) => a.country) })));
+  // One round trip after the products' lock, for what the round reads that depends on none of the
+  // others: the holds (units under other carts' unexpired holds are not for these orders; a held
+  // cart's own are), the codes (read; those limited or once per customer are then locked, after the
+  // products, and read again) and what the orders are priced with.
+  const [held, finishDiscounts, checkouts] = await together(tx, parts([
+    holdsOfStoresPart(rounds.map((r) => ({ store: r.store, productIds: [...productsOf(r.store).keys()], cartIds: [...cartsOf(r.store).keys()] }))),
+    discountsForStoresRoundPart(rounds.map((r) => {
+      const storeCarts = cartsOf(r.store);
+      return { store: r.store, wanted: discountWanted(r.requests, (q) => storeCarts.get(q.cartId!)?.discountId ?? null, linesFrom(storeCarts)) };
+    })),
+    storesRoundCheckoutPart(rounds.map((r) => ({ store: r.store, countries: [...addressesOf(r.store).values()].map((a) => a.country) }))),
+  ] as const));
+  const discounts = await finishDiscounts(tx);
   const decided = rounds.map((r) =>
     decideOrders({
       ...r, unpaid: unpaid.get(r.store) ?? new Map(), carts: cartsOf(r.store), addresses: addressesOf(r.store), products: productsOf(r.store), now,
@@ -150,8 +155,12 @@ export async function placeStoresOrders(tx: Executor, stores: Array<StoreJobs<Or
   const takes = decided.flatMap((d) => d.reads.stock.taken().map((t) => ({ ...t, store: d.reads.store })));
   // Cannot happen while the rows are locked; the guards are what make overselling impossible regardless.
   if ((await takeStoresStock(tx, takes)) !== takes.length) throw new AppError('SERVICE_UNAVAILABLE', 'the stock changed under a lock; retry');
-  // Numbered as they are written, each store's in arrival order, with no row lock.
-  const numbers = await repo.insertStoresOrders(tx, orders, decided.flatMap((d) => d.accepted.flatMap((a) => a.snapshots.map((l) => ({ ...l, store: d.reads.store })))));
+  // Numbered as they are written, each store's in arrival order, with no row lock; the codes' uses
+  // counted by the same statement (their rows locked from there to the commit).
+  const uses = countedUses(decided.flatMap((d) => d.usage.used().map((u) => ({ ...u, store: d.reads.store }))));
+  await uses.lock(tx);
+  const { numbers, counted } = await repo.insertStoresOrders(tx, orders, decided.flatMap((d) => d.accepted.flatMap((a) => a.snapshots.map((l) => ({ ...l, store: d.reads.store })))), uses.cte);
+  uses.check(counted);
   const placed = decided.map(({ reads, accepted, outcomes }) => {
     const views = accepted.map((a) => ({
       view: orderView({ ...a.row, store: reads.store, number: numbers.get(a.row.id)!, status: 'CREATED', updatedAt: null, deletedAt: null }, a.snapshots, a.address, [], [], []),
@@ -160,8 +169,6 @@ export async function placeStoresOrders(tx: Executor, stores: Array<StoreJobs<Or
     return { reads, views, outcomes: outcomes.map((o): Outcome<Placed> => (o.ok ? { ok: true, value: { order: views[o.value]!.view } } : o)) };
   });
   await completeStoresCarts(tx, orders.flatMap((o) => (o.cartId ? [{ store: o.store, id: o.cartId, customerId: o.customerId, addressId: o.addressId, held: cartsOf(o.store).get(o.cartId)!.held }] : [])));
-  // Last, so an unlimited code's row is locked only from here to the commit.
-  await countStoresUses(tx, decided.flatMap((d) => d.usage.used().map((u) => ({ ...u, store: d.reads.store }))));
   for (const [s, { views, reads }] of placed.entries()) {
     for (const { view, job } of views) {
       const { record } = stores[s]!.jobs[job]!;

@@ -3,10 +3,10 @@
  * store's currency and tax setting, its shipping options, the rates of its addresses' countries),
  * and each order's shipping decision. The amounts are pricing's, computed again at order time.
  */
-import type { Executor } from '../../db/client.js';
+import { mapped, type Part } from '../../db/client.js';
 import { AppError } from '../../lib/app-error.js';
 import { shippingApplies, type ShippingRule, type TaxRateRule } from '../pricing/index.js';
-import { checkoutsOfStores } from '../carts/index.js';
+import { checkoutsOfStoresPart } from '../carts/index.js';
 import type { PricingSettings } from '../stores/index.js';
 
 export interface RoundCheckout {
@@ -18,12 +18,14 @@ export interface RoundCheckout {
 }
 
 /**
- * Reads what a round's orders are priced with, for orders to these countries of each of its stores:
- * one statement for them all (each module's part of it is that module's expression), by store.
+ * What a round's orders are priced with, for orders to these countries of each of its stores: one
+ * statement for them all (each module's part of it is that module's expression), by store; a part,
+ * sent with the round's other reads.
  */
-export async function storesRoundCheckout(tx: Executor, stores: Array<{ store: string; countries: Iterable<string> }>): Promise<Map<string, RoundCheckout>> {
-  const checkouts = await checkoutsOfStores(tx, stores);
-  return new Map([...checkouts].map(([store, c]) => [store, { ...c, shippingRequired: [...c.options.values()].some((o) => o.active) }]));
+export function storesRoundCheckoutPart(stores: Array<{ store: string; countries: Iterable<string> }>): Part<Map<string, RoundCheckout>> {
+  return mapped(checkoutsOfStoresPart(stores), (checkouts) =>
+    new Map([...checkouts].map(([store, c]) => [store, { ...c, shippingRequired: [...c.options.values()].some((o) => o.active) }])),
+  );
 }
 
 /**
