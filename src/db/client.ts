@@ -214,6 +214,36 @@ export async function together<T>(db: Executor, p: Part<T>): Promise<T> {
   }));
 }
 
+/**
+ * A module's write to make inside another module's statement, so that a round's writes that depend
+ * on none of each other's answers go in one round trip: `ctes` (one or more, comma-separated, the
+ * last named `name` and returning a row for each row it changed), spliced in by `besideCtes`; the
+ * statement answers how many rows that was (`besideCounts`), and `check` fails the round when it is
+ * not what the module expected (which the round's locks make impossible; the guards are what make it
+ * so regardless). The rows such a statement changes are already locked, or locked last (see the
+ * callers), so its sub-statements running in any order cannot deadlock.
+ */
+export interface BesideWrite {
+  ctes: SQL;
+  name: string;
+  check: (changed: number) => void;
+}
+
+/** The writes' CTEs, to open a statement's `with` (each followed by a comma). */
+export function besideCtes(writes: BesideWrite[]): SQL {
+  return sql.join(writes.map((w) => sql`${w.ctes}, `), sql``);
+}
+
+/** Columns `w0`, `w1`... of how many rows each write changed, for the statement's select list (each preceded by a comma). */
+export function besideCounts(writes: BesideWrite[]): SQL {
+  return sql.join(writes.map((w, i) => sql.raw(`, (select count(*) from ${w.name})::int as w${i}`)), sql``);
+}
+
+/** Checks each write's count in a row the statement answered. */
+export function checkBeside(writes: BesideWrite[], row: Record<string, unknown>): void {
+  writes.forEach((w, i) => w.check(Number(row[`w${i}`])));
+}
+
 /** Runs raw SQL and returns its rows (the same on both back ends). */
 export async function queryRows<T>(executor: Executor, query: SQL): Promise<T[]> {
   const result = await executor.execute(query);

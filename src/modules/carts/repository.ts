@@ -1,6 +1,6 @@
 /** Cart SQL: carts and their lines. Every change to an existing cart runs in a transaction that first locks the cart row. */
 import { sql } from 'drizzle-orm';
-import { jsonb, part, prepared, queryRows, storeKeys, valueList, type Executor, type Part } from '../../db/client.js';
+import { jsonb, part, prepared, queryRows, storeKeys, valueList, type BesideWrite, type Executor, type Part } from '../../db/client.js';
 import { asDate, toIso } from '../../lib/time.js';
 import type { ShippingRule, TaxRateRule } from '../pricing/index.js';
 import { shippingRulesJson } from '../shipping/index.js';
@@ -173,20 +173,18 @@ export async function removeLine(tx: Executor, store: string, cartId: string, pr
 
 /**
  * Marks locked PENDING carts of one store or several COMPLETED with each order's customer and
- * address, in one statement; answers how many it changed (guarded by the state it expects).
+ * address, one update for them all, to make inside another statement (guarded by the state it
+ * expects: the statement answers how many it changed).
  */
-export async function completeStoresCarts(tx: Executor, carts: Array<{ store: string; id: string; customerId: string; addressId: string }>): Promise<number> {
-  if (carts.length === 0) return 0;
-  const rows = await queryRows<{ n: number }>(
-    tx,
-    prepared(sql`with done as (select * from jsonb_to_recordset(${jsonb(carts)}) as x(store text, id uuid, "customerId" uuid, "addressId" uuid)),
-        completed as (
-          update carts c set status = 'COMPLETED', customer_id = x."customerId", address_id = x."addressId", updated_at = now(), ${endedHold} from done x
+export function completeStoresCarts(carts: Array<{ store: string; id: string; customerId: string; addressId: string }>): Pick<BesideWrite, 'ctes' | 'name'> {
+  return {
+    ctes: sql`done_carts as (select * from jsonb_to_recordset(${jsonb(carts)}) as x(store text, id uuid, "customerId" uuid, "addressId" uuid)),
+        completed_carts as (
+          update carts c set status = 'COMPLETED', customer_id = x."customerId", address_id = x."addressId", updated_at = now(), ${endedHold} from done_carts x
           where (c.store, c.id) in (${storeKeys(carts)}) and c.store = x.store and c.id = x.id
-            and c.status = 'PENDING' and c.deleted_at is null returning c.id)
-        select count(*)::int as n from completed`),
-  );
-  return rows[0]!.n;
+            and c.status = 'PENDING' and c.deleted_at is null returning c.id)`,
+    name: 'completed_carts',
+  };
 }
 
 /** Sets (or with null removes) a locked cart's discount code, and records the change. */

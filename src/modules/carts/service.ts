@@ -7,7 +7,7 @@
  * a store's waiting requests (see plugins/commands.ts), each request still decided on its own.
  */
 import { randomUUID } from 'node:crypto';
-import type { Executor } from '../../db/client.js';
+import type { BesideWrite, Executor } from '../../db/client.js';
 import { AppError } from '../../lib/app-error.js';
 import type { Outcome } from '../../lib/keyed-batcher.js';
 import { findSellableProducts, findSellableProductsOfStores, type SellableProduct } from '../catalog/index.js';
@@ -271,13 +271,21 @@ export async function lockStoresCartsForOrders(tx: Executor, stores: Array<{ sto
 
 /**
  * Marks ordered carts COMPLETED with the order's customer and address (carts locked by
- * `lockStoresCartsForOrders`), one statement for them all; their holds end (`held`: the cart has
- * hold rows to delete), one more.
+ * `lockStoresCartsForOrders`): `write`, one update for them all, made inside the statement that
+ * writes the round's orders; then `endHolds` ends the holds of those that held (one statement, only
+ * when one did).
  */
-export async function completeStoresCarts(tx: Executor, carts: Array<{ store: string; id: string; customerId: string; addressId: string; held?: boolean }>): Promise<void> {
+export function completeStoresCarts(carts: Array<{ store: string; id: string; customerId: string; addressId: string; held?: boolean }>): { write: BesideWrite | null; endHolds: (tx: Executor) => Promise<void> } {
   const done = carts.map(({ store, id, customerId, addressId }) => ({ store, id, customerId, addressId }));
-  if ((await repo.completeStoresCarts(tx, done)) !== carts.length) throw new AppError('CART_NOT_PENDING', 'a cart is no longer PENDING');
-  await endHoldsOfStores(tx, carts.filter((c) => c.held).map((c) => ({ store: c.store, id: c.id })));
+  return {
+    write: done.length === 0 ? null : {
+      ...repo.completeStoresCarts(done),
+      check: (changed) => {
+        if (changed !== carts.length) throw new AppError('CART_NOT_PENDING', 'a cart is no longer PENDING');
+      },
+    },
+    endHolds: (tx) => endHoldsOfStores(tx, carts.filter((c) => c.held).map((c) => ({ store: c.store, id: c.id }))),
+  };
 }
 
 /** A line request as the routes receive it. */

@@ -1,6 +1,7 @@
 /** Products as carts and orders need them: their fields, whether they can be sold, and their stock. */
 import { sql } from 'drizzle-orm';
-import { jsonb, prepared, queryRows, storeKeys, type Executor } from '../../db/client.js';
+import { jsonb, prepared, queryRows, storeKeys, type BesideWrite, type Executor } from '../../db/client.js';
+import { AppError } from '../../lib/app-error.js';
 import { asDate } from '../../lib/time.js';
 import { productColumns, visibleProductText, type ProductRecord } from './visibility.js';
 
@@ -69,26 +70,28 @@ export async function lockStoresSellableProducts(tx: Executor, stores: Array<{ s
 }
 
 /**
- * Takes units of locked products of one store or several, one guarded statement for them all
- * (never below zero). Answers how many products it changed, for the caller to check against what
- * it expected. It finds its rows pair by pair, `(store, id) in (storeKeys)`: one index probe
- * each, since the planner takes an `unnest` of array parameters for a few rows. Joined with the
- * JSON record set alone they are scanned (the planner guesses 100 rows for the set, and hashes the
- * whole table against them), and `store = any(...) and id = any(...)` probes every store of the
- * round with every id (all the rows of 25 stores for 25 orders of 25 stores).
+ * Takes units of locked products of one store or several, one guarded update for them all (never
+ * below zero), made inside the statement that writes the round's orders (`BesideWrite`): the round
+ * fails if it changed fewer products than it takes from. It finds its rows pair by pair,
+ * `(store, id) in (storeKeys)`: one index probe each, since the planner takes an `unnest` of array
+ * parameters for a few rows. Joined with the JSON record set alone they are scanned (the planner
+ * guesses 100 rows for the set, and hashes the whole table against them), and
+ * `store = any(...) and id = any(...)` probes every store of the round with every id (all the rows
+ * of 25 stores for 25 orders of 25 stores).
  */
-export async function takeStoresStock(tx: Executor, takes: Array<{ store: string; id: string; taken: number }>): Promise<number> {
-  if (takes.length === 0) return 0;
-  const rows = await queryRows<{ n: number }>(
-    tx,
-    prepared(sql`with stock as (select * from jsonb_to_recordset(${jsonb(takes)}) as s(store text, id uuid, taken int)),
-        taken as (
-          update products p set quantity = p.quantity - s.taken from stock s
+export function takeStoresStock(takes: Array<{ store: string; id: string; taken: number }>): BesideWrite {
+  return {
+    ctes: sql`stock_takes as (select * from jsonb_to_recordset(${jsonb(takes)}) as s(store text, id uuid, taken int)),
+        taken_stock as (
+          update products p set quantity = p.quantity - s.taken from stock_takes s
           where (p.store, p.id) in (${storeKeys(takes)}) and p.store = s.store and p.id = s.id
-            and p.quantity >= s.taken returning p.id)
-        select count(*)::int as n from taken`),
-  );
-  return rows[0]!.n;
+            and p.quantity >= s.taken returning p.id)`,
+    name: 'taken_stock',
+    // Cannot happen while the rows are locked; the guard is what makes overselling impossible regardless.
+    check: (changed) => {
+      if (changed !== takes.length) throw new AppError('SERVICE_UNAVAILABLE', 'the stock changed under a lock; retry');
+    },
+  };
 }
 
 /** Puts a cancelled order's stock back; answers the product's stock after it. */

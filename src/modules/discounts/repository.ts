@@ -1,6 +1,6 @@
 /** Discount SQL: the discounts table, and the reads the rules need (collections' products, customers' uses). */
-import { sql, type SQL } from 'drizzle-orm';
-import { jsonb, nothing, part, prepared, queryRows, storeKeys, valueList, type Executor, type Part } from '../../db/client.js';
+import { sql } from 'drizzle-orm';
+import { jsonb, nothing, part, prepared, queryRows, storeKeys, valueList, type BesideWrite, type Executor, type Part } from '../../db/client.js';
 import { toIsoOrNull } from '../../lib/time.js';
 import type { DiscountRule } from '../pricing/index.js';
 
@@ -166,16 +166,19 @@ async function whoUsed(db: Executor, stores: Array<{ store: string; discountIds:
 }
 
 /**
- * A round's uses (of one store or several) as the CTEs of a statement that writes the round (its
- * orders): `counted_uses` updates them, guarded (never past `usage_limit`), and names the discounts
- * it changed, for the statement to answer how many and the caller to check against what it expected.
+ * Counts a round's uses (of one store or several), one guarded update for them all (never past
+ * `usage_limit`), to make inside another statement (the round's orders'): it answers how many
+ * discounts it changed, for the caller to check against what it expected.
  */
-export function storesUsesCte(uses: Array<{ store: string; id: string; uses: number }>): SQL {
-  return sql`used_codes as (select * from jsonb_to_recordset(${jsonb(uses)}) as u(store text, id uuid, uses int)),
+export function storesUses(uses: Array<{ store: string; id: string; uses: number }>): Pick<BesideWrite, 'ctes' | 'name'> {
+  return {
+    ctes: sql`used_codes as (select * from jsonb_to_recordset(${jsonb(uses)}) as u(store text, id uuid, uses int)),
         counted_uses as (
           update discounts d set usage_count = d.usage_count + u.uses from used_codes u
           where (d.store, d.id) in (${storeKeys(uses)}) and d.store = u.store and d.id = u.id
-            and (d.usage_limit is null or d.usage_count + u.uses <= d.usage_limit) returning d.id)`;
+            and (d.usage_limit is null or d.usage_count + u.uses <= d.usage_limit) returning d.id)`,
+    name: 'counted_uses',
+  };
 }
 
 /** Gives a cancelled order's use back. */

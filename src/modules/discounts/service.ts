@@ -2,8 +2,7 @@
  * Discount codes: the admin API's rules, and what carts and orders read of a code (the rules
  * pricing decides with). The amount and whether a code applies are pricing's (pricing/discount.ts).
  */
-import type { SQL } from 'drizzle-orm';
-import { mapped, parts, type Database, type Executor, type Part } from '../../db/client.js';
+import { mapped, parts, type BesideWrite, type Database, type Executor, type Part } from '../../db/client.js';
 import { AppError } from '../../lib/app-error.js';
 import type { DiscountRule } from '../pricing/index.js';
 import * as repo from './repository.js';
@@ -183,20 +182,21 @@ async function roundDiscounts(tx: Executor, asked: Array<{ store: string; wanted
 }
 
 /**
- * Counts a round's uses, of one store or several, inside the statement that writes the round's
- * orders (one round trip fewer): `cte` adds the guarded update to it as `counted_uses`, the statement
- * answers how many codes it counted, and `check` fails the round if that is not every one (a count
- * the guard refuses cannot happen under the locks). With several codes they are locked in (store, id)
+ * Counts a round's uses, of one store or several: `write`, one guarded update for them all, made
+ * inside the statement that writes the round's orders (the round fails if it counted fewer codes
+ * than it used, which the locks make impossible). With several codes they are locked in (store, id)
  * order first (`lock`), so two rounds counting the same codes cannot deadlock.
  */
-export function countedUses(uses: Array<{ store: string; id: string; uses: number }>): { lock: (tx: Executor) => Promise<void>; cte: SQL | null; check: (counted: number) => void } {
+export function countedUses(uses: Array<{ store: string; id: string; uses: number }>): { lock: (tx: Executor) => Promise<void>; write: BesideWrite | null } {
   return {
     lock: async (tx) => {
       if (uses.length > 1) await repo.findByStoresIds(tx, uses.map((u) => ({ store: u.store, key: u.id })), { lock: true });
     },
-    cte: uses.length === 0 ? null : repo.storesUsesCte(uses),
-    check: (counted) => {
-      if (counted !== uses.length) throw new AppError('SERVICE_UNAVAILABLE', 'a discount code changed under a lock; retry');
+    write: uses.length === 0 ? null : {
+      ...repo.storesUses(uses),
+      check: (changed) => {
+        if (changed !== uses.length) throw new AppError('SERVICE_UNAVAILABLE', 'a discount code changed under a lock; retry');
+      },
     },
   };
 }

@@ -153,14 +153,15 @@ export async function placeStoresOrders(tx: Executor, stores: Array<StoreJobs<Or
   // None accepted: every outcome is a refusal.
   if (orders.length === 0) return decided.map((d) => d.outcomes as Array<Outcome<Placed>>);
   const takes = decided.flatMap((d) => d.reads.stock.taken().map((t) => ({ ...t, store: d.reads.store })));
-  // Cannot happen while the rows are locked; the guards are what make overselling impossible regardless.
-  if ((await takeStoresStock(tx, takes)) !== takes.length) throw new AppError('SERVICE_UNAVAILABLE', 'the stock changed under a lock; retry');
-  // Numbered as they are written, each store's in arrival order, with no row lock; the codes' uses
-  // counted by the same statement (their rows locked from there to the commit).
+  const completed = completeStoresCarts(orders.flatMap((o) => (o.cartId ? [{ store: o.store, id: o.cartId, customerId: o.customerId, addressId: o.addressId, held: cartsOf(o.store).get(o.cartId)!.held }] : [])));
   const uses = countedUses(decided.flatMap((d) => d.usage.used().map((u) => ({ ...u, store: d.reads.store }))));
   await uses.lock(tx);
-  const { numbers, counted } = await repo.insertStoresOrders(tx, orders, decided.flatMap((d) => d.accepted.flatMap((a) => a.snapshots.map((l) => ({ ...l, store: d.reads.store })))), uses.cte);
-  uses.check(counted);
+  // One statement writes the round: the orders (numbered as they are written, each store's in
+  // arrival order, with no row lock), the stock they take, the carts they complete and the codes'
+  // uses (a code's row locked from there to the commit, the only row it locks that the round had not).
+  const numbers = await repo.insertStoresOrders(tx, orders, decided.flatMap((d) => d.accepted.flatMap((a) => a.snapshots.map((l) => ({ ...l, store: d.reads.store })))),
+    [takeStoresStock(takes), ...(completed.write ? [completed.write] : []), ...(uses.write ? [uses.write] : [])]);
+  await completed.endHolds(tx);
   const placed = decided.map(({ reads, accepted, outcomes }) => {
     const views = accepted.map((a) => ({
       view: orderView({ ...a.row, store: reads.store, number: numbers.get(a.row.id)!, status: 'CREATED', updatedAt: null, deletedAt: null }, a.snapshots, a.address, [], [], []),
@@ -168,7 +169,6 @@ export async function placeStoresOrders(tx: Executor, stores: Array<StoreJobs<Or
     }));
     return { reads, views, outcomes: outcomes.map((o): Outcome<Placed> => (o.ok ? { ok: true, value: { order: views[o.value]!.view } } : o)) };
   });
-  await completeStoresCarts(tx, orders.flatMap((o) => (o.cartId ? [{ store: o.store, id: o.cartId, customerId: o.customerId, addressId: o.addressId, held: cartsOf(o.store).get(o.cartId)!.held }] : [])));
   for (const [s, { views, reads }] of placed.entries()) {
     for (const { view, job } of views) {
       const { record } = stores[s]!.jobs[job]!;

@@ -1,6 +1,6 @@
 /** Order SQL: orders and their lines (the products as ordered). Stock is the catalog's, carts the carts module's. */
-import { sql, type SQL } from 'drizzle-orm';
-import { arrayOf, jsonb, nothing, part, prepared, queryRows, storeKeys, together, type Executor, type Part } from '../../db/client.js';
+import { sql } from 'drizzle-orm';
+import { arrayOf, besideCounts, besideCtes, checkBeside, jsonb, nothing, part, prepared, queryRows, storeKeys, together, type BesideWrite, type Executor, type Part } from '../../db/client.js';
 import type { DiscountSnapshot, ProductSnapshot, ShippingSnapshot, TaxLineSnapshot } from '../../db/schema.js';
 import { toIso } from '../../lib/time.js';
 import { nextOrderNumber } from '../stores/index.js';
@@ -62,20 +62,20 @@ export async function insertStoresOrders(
   tx: Executor,
   orders: Array<Omit<NewOrder, 'number'> & { store: string }>,
   lines: Array<NewOrderLine & { store: string }>,
-  counting: SQL | null = null,
-): Promise<{ numbers: Map<string, number>; counted: number }> {
-  if (orders.length === 0) return { numbers: new Map(), counted: 0 };
+  beside: BesideWrite[] = [],
+): Promise<Map<string, number>> {
+  if (orders.length === 0) return new Map();
   const arrival = new Map<string, number>();
   const ranked = orders.map((o) => {
     const rank = (arrival.get(o.store) ?? 0) + 1;
     arrival.set(o.store, rank);
     return { ...o, rank, createdAt: toIso(o.createdAt) };
   });
-  // The round's discount uses are counted by the same statement (`counting`, the discounts module's
-  // CTEs), after the products' locks as every round takes them: one round trip fewer.
-  const rows = await queryRows<{ id: string; number: number; counted: number }>(
+  // The round's other writes (`beside`: its stock, its carts, its codes' uses) go in the same
+  // statement: one round trip for them all.
+  const rows = await queryRows<{ id: string; number: number } & Record<string, unknown>>(
     tx,
-    prepared(sql`with ${counting === null ? sql`` : sql`${counting}, `}o as (
+    prepared(sql`with ${besideCtes(beside)}o as (
           select * from jsonb_to_recordset(${jsonb(ranked)})
             as o(store text, rank int, id uuid, "customerId" uuid, "addressId" uuid, "cartId" uuid, price bigint, "originalPrice" bigint,
                  "discountId" uuid, discount jsonb, "discountTotal" bigint, email text, "clientAddress" text, currency text, "pricesIncludeTax" boolean,
@@ -93,9 +93,10 @@ export async function insertStoresOrders(
           insert into order_lines (store, order_id, product_id, quantity, unit_price, line_price, product)
           select l.store, l."orderId", (l.product->>'id')::uuid, l.quantity, l."unitPrice", l."linePrice", l.product
           from jsonb_to_recordset(${jsonb(lines)}) as l(store text, "orderId" uuid, quantity int, "unitPrice" int, "linePrice" bigint, product jsonb))
-        select id::text as id, number, ${counting === null ? sql`0` : sql`(select count(*) from counted_uses)`}::int as counted from new_orders`),
+        select id::text as id, number${besideCounts(beside)} from new_orders`),
   );
-  return { numbers: new Map(rows.map((r) => [r.id, Number(r.number)])), counted: rows[0]?.counted ?? 0 };
+  checkBeside(beside, rows[0]!);
+  return new Map(rows.map((r) => [r.id, Number(r.number)]));
 }
 
 /**
