@@ -34,19 +34,20 @@ export async function cartCheckout(db: Executor, store: string, carts: ReadonlyA
 
 /** The same for the carts of several stores (a round of many), by store, in one statement. */
 export async function cartCheckouts(db: Executor, stores: Array<{ store: string; carts: ReadonlyArray<Pick<CartRow, 'shippingOptionId' | 'shippingCountry'>> }>): Promise<Map<string, CartCheckout>> {
-  return checkoutsOfStores(db, stores.map(({ store, carts }) => ({ store, countries: carts.flatMap((c) => (c.shippingOptionId === null ? [] : [c.shippingCountry!])) })));
+  return together(db, cartCheckoutsPart(stores));
+}
+
+/** `cartCheckouts` as a part, to send with a round's other reads (`together`). */
+export function cartCheckoutsPart(stores: Array<{ store: string; carts: ReadonlyArray<Pick<CartRow, 'shippingOptionId' | 'shippingCountry'>> }>): Part<Map<string, CartCheckout>> {
+  return checkoutsOfStoresPart(stores.map(({ store, carts }) => ({ store, countries: carts.flatMap((c) => (c.shippingOptionId === null ? [] : [c.shippingCountry!])) })));
 }
 
 /**
  * What carts or orders of these stores are priced with, for destinations in these countries: each
  * store's settings, its shipping options and the rates of those countries, one statement for them
- * all (each module's part of it that module's SQL expression), by store.
+ * all (each module's part of it that module's SQL expression), by store; a part, to send with a
+ * round's other reads (`together`).
  */
-export async function checkoutsOfStores(db: Executor, stores: Array<{ store: string; countries: Iterable<string> }>): Promise<Map<string, CartCheckout>> {
-  return together(db, checkoutsOfStoresPart(stores));
-}
-
-/** `checkoutsOfStores` as a part, to send with a round's other reads (`together`). */
 export function checkoutsOfStoresPart(stores: Array<{ store: string; countries: Iterable<string> }>): Part<Map<string, CartCheckout>> {
   return mapped(
     checkoutOfStoresPart(stores.map(({ store, countries }) => ({ store, countries: taxedCountries(countries) }))),

@@ -8,19 +8,19 @@
  * released. Taking or ending one changes the catalog answers that show its products only
  * (HOLDS_CHANGED; the holds module notes the products in the same transaction).
  */
-import { CLIENT_LOCK_CLASS, lockStoresClients, type Executor } from '../../db/client.js';
+import { CLIENT_LOCK_CLASS, lockStoresClients, parts, together, type Executor } from '../../db/client.js';
 import { HOLDS_CHANGED } from '../../plugins/commands.js';
 import { AppError } from '../../lib/app-error.js';
 import type { Outcome } from '../../lib/keyed-batcher.js';
 import { asDate } from '../../lib/time.js';
 import { findSellableProducts, lockStoresSellableProducts, type SellableProduct } from '../catalog/index.js';
-import { endHolds, holdsOfStores, lessHeld, replaceHoldsOfStores } from '../holds/index.js';
+import { endHolds, holdsOfStoresPart, lessHeld, replaceHoldsOfStores } from '../holds/index.js';
 import { assertWithinLimits, orderRefusalError, StockLedger, type DiscountRule } from '../pricing/index.js';
 import * as repo from './repository.js';
 import type { CartView } from './schemas.js';
 import { assertCartPending } from './state.js';
 import { cartRulesOfStores, priced, pricedView, viewOf } from './answers.js';
-import { cartCheckouts, type CartCheckout } from './checkout.js';
+import { cartCheckoutsPart, type CartCheckout } from './checkout.js';
 
 type Changed = { cart: CartView };
 
@@ -78,9 +78,12 @@ export async function holdCartsOfStores(tx: Executor, stores: Array<{ store: str
   const cartsOf = (store: string) => [...carts.get(store)!.values()];
   const { products, now } = await lockStoresSellableProducts(tx, stores.map(({ store }) => ({ store, ids: [...new Set(cartsOf(store).flatMap((c) => c.lines.map((l) => l.productId)))] })));
   const productsOf = (store: string) => products.get(store) ?? new Map<string, SellableProduct>();
-  const holds = await holdsOfStores(tx, stores.map(({ store }) => ({ store, productIds: [...productsOf(store).keys()], cartIds: [...carts.get(store)!.keys()] })));
+  // One round trip for the reads that depend on none of each other (a code's rule reads only with a code).
+  const [holds, checkouts] = await together(tx, parts([
+    holdsOfStoresPart(stores.map(({ store }) => ({ store, productIds: [...productsOf(store).keys()], cartIds: [...carts.get(store)!.keys()] }))),
+    cartCheckoutsPart(stores.map(({ store }) => ({ store, carts: cartsOf(store).map((c) => c.cart) }))),
+  ] as const));
   const rules = await cartRulesOfStores(tx, stores.map(({ store }) => ({ store, carts: cartsOf(store).map((c) => ({ discountId: c.cart.discountId, productIds: c.lines.map((l) => l.productId) })) })));
-  const checkouts = await cartCheckouts(tx, stores.map(({ store }) => ({ store, carts: cartsOf(store).map((c) => c.cart) })));
   const written: Array<{ store: string; cartId: string; lines: repo.StoredLine[]; until: Date; startedAt: Date; client: string | null }> = [];
   const outcomes = stores.map(({ store, requests }) => {
     const decided = decideHolds(requests, {

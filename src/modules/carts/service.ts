@@ -7,19 +7,19 @@
  * a store's waiting requests (see plugins/commands.ts), each request still decided on its own.
  */
 import { randomUUID } from 'node:crypto';
-import type { BesideWrite, Executor } from '../../db/client.js';
+import { parts, together, type BesideWrite, type Executor } from '../../db/client.js';
 import { AppError } from '../../lib/app-error.js';
 import type { Outcome } from '../../lib/keyed-batcher.js';
 import { findSellableProducts, findSellableProductsOfStores, type SellableProduct } from '../catalog/index.js';
 import { assertWithinLimits, lineRefusalError, quantityLimitError, quantityLimitRefusals, StockLedger, type DiscountRule, type LineRefusal } from '../pricing/index.js';
-import { endHoldsOfStores, holdsOf, holdsOfStores } from '../holds/index.js';
+import { endHoldsOfStores, holdsOf, holdsOfStoresPart } from '../holds/index.js';
 import * as repo from './repository.js';
 import { endHoldsOfChanged, endingHold, shownBy, shownProducts } from './holds.js';
 import type { CartView, LineRequest, Warning } from './schemas.js';
 import { assertCartPending, expiryFrom } from './state.js';
 import { cartRulesOfStores, priced, pricedView, viewOf } from './answers.js';
 import { cartView, type PricedLine } from './views.js';
-import { cartCheckouts, NO_DISCOUNT, type CartCheckout } from './checkout.js';
+import { cartCheckoutsPart, NO_DISCOUNT, type CartCheckout } from './checkout.js';
 
 type Created = { cart: CartView; warnings?: Warning[] };
 type Changed = { cart: CartView };
@@ -63,8 +63,10 @@ export async function createCarts(tx: Executor, store: string, requests: Array<M
  */
 export async function createCartsOfStores(tx: Executor, stores: Array<StoreRequests<Map<string, number>>>, ttlSeconds: number): Promise<Array<Array<Outcome<Created>>>> {
   const { products, now } = await findSellableProductsOfStores(tx, stores.map(({ store, requests }) => ({ store, ids: [...new Set(requests.flatMap((r) => [...r.keys()]))] })));
-  const held = await holdsOfStores(tx, stores.map(({ store }) => ({ store, productIds: [...products.get(store)!.keys()] })));
-  const checkouts = await cartCheckouts(tx, stores.map(({ store }) => ({ store, carts: [] })));
+  const [held, checkouts] = await together(tx, parts([
+    holdsOfStoresPart(stores.map(({ store }) => ({ store, productIds: [...products.get(store)!.keys()] }))),
+    cartCheckoutsPart(stores.map(({ store }) => ({ store, carts: [] }))),
+  ] as const));
   const carts: Array<{ store: string; id: string; createdAt: Date; expiresAt: Date }> = [];
   const lines: Array<[string, string, string, number]> = [];
   const outcomes = stores.map(({ store, requests }) => {
@@ -139,10 +141,13 @@ export async function addItemsToCartsOfStores(tx: Executor, stores: Array<StoreR
   const cartsOf = (store: string) => [...locked.get(store)!.values()];
   const wanted = new Map(stores.map(({ store, requests }) => [store, [...new Set([...requests.map((r) => r.productId), ...cartsOf(store).flatMap((c) => c.lines.map((l) => l.productId))])]]));
   const { products, now } = await findSellableProductsOfStores(tx, stores.map(({ store }) => ({ store, ids: wanted.get(store)! })));
-  const held = await holdsOfStores(tx, stores.map(({ store }) => ({ store, productIds: [...products.get(store)!.keys()], cartIds: [...locked.get(store)!.keys()] })));
+  // One round trip for the reads that depend on none of each other (a code's rule reads only with a code).
+  const [held, checkouts] = await together(tx, parts([
+    holdsOfStoresPart(stores.map(({ store }) => ({ store, productIds: [...products.get(store)!.keys()], cartIds: [...locked.get(store)!.keys()] }))),
+    cartCheckoutsPart(stores.map(({ store }) => ({ store, carts: cartsOf(store).map((c) => c.cart) }))),
+  ] as const));
   const change = { now, expiresAt: expiryFrom(now, ttlSeconds) };
   const rules = await cartRulesOfStores(tx, stores.map(({ store }) => ({ store, carts: cartsOf(store).map((c) => ({ discountId: c.cart.discountId, productIds: wanted.get(store)! })) })));
-  const checkouts = await cartCheckouts(tx, stores.map(({ store }) => ({ store, carts: cartsOf(store).map((c) => c.cart) })));
   const lines: Array<[string, string, string, number]> = [];
   const touched: Array<{ store: string; id: string }> = [];
   const ending: Array<{ store: string; id: string }> = [];
