@@ -93,8 +93,12 @@ export async function holdCartsOfStores(tx: Executor, stores: Array<{ store: str
     for (const [cartId, h] of decided.held) written.push({ store, cartId, ...h });
     return decided.outcomes;
   });
-  await replaceHoldsOfStores(tx, written.flatMap((h) => h.lines.map((l) => ({ store: h.store, cartId: h.cartId, productId: l.productId, quantity: l.quantity, until: h.until }))));
-  await repo.recordHoldsOfStores(tx, written.map((h) => ({ store: h.store, cartId: h.cartId, until: h.until, startedAt: h.startedAt, client: h.client })));
+  // One statement: the holds' lines, and each cart's record of its hold.
+  await replaceHoldsOfStores(
+    tx,
+    written.flatMap((h) => h.lines.map((l) => ({ store: h.store, cartId: h.cartId, productId: l.productId, quantity: l.quantity, until: h.until }))),
+    written.length === 0 ? [] : [repo.recordHoldsOfStores(written.map((h) => ({ store: h.store, cartId: h.cartId, until: h.until, startedAt: h.startedAt, client: h.client })))],
+  );
   return outcomes;
 }
 

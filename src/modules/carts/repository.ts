@@ -1,6 +1,7 @@
 /** Cart SQL: carts and their lines. Every change to an existing cart runs in a transaction that first locks the cart row. */
 import { sql } from 'drizzle-orm';
 import { jsonb, part, prepared, queryRows, storeKeys, valueList, type BesideWrite, type Executor, type Part } from '../../db/client.js';
+import { AppError } from '../../lib/app-error.js';
 import { asDate, toIso } from '../../lib/time.js';
 import type { ShippingRule, TaxRateRule } from '../pricing/index.js';
 import { shippingRulesJson } from '../shipping/index.js';
@@ -201,23 +202,24 @@ export async function endHold(tx: Executor, store: string, cartIds: string[]): P
 }
 
 /**
- * Records the holds of locked carts: until when each lasts, when it was first taken, which client
- * address holds it (null: a secret token, not counted), and an expiry no earlier than its end, so a
- * cart never expires while it holds units.
+ * Records the holds of locked carts (of one store or several), one update for them all, to make
+ * inside the statement that writes the holds: until when each lasts, when it was first taken, which
+ * client address holds it (null: a secret token, not counted), and an expiry no earlier than its
+ * end, so a cart never expires while it holds units.
  */
-export async function recordHolds(tx: Executor, store: string, holds: Array<{ cartId: string; until: Date; startedAt: Date; client: string | null }>): Promise<void> {
-  await recordHoldsOfStores(tx, holds.map((h) => ({ ...h, store })));
-}
-
-/** `recordHolds` for carts of several stores (a round of many), in one statement. */
-export async function recordHoldsOfStores(tx: Executor, holds: Array<{ store: string; cartId: string; until: Date; startedAt: Date; client: string | null }>): Promise<void> {
-  if (holds.length === 0) return;
+export function recordHoldsOfStores(holds: Array<{ store: string; cartId: string; until: Date; startedAt: Date; client: string | null }>): BesideWrite {
   const rows = holds.map((h) => ({ store: h.store, id: h.cartId, until: toIso(h.until), started: toIso(h.startedAt), client: h.client }));
-  await tx.execute(
-    prepared(sql`with x as (select * from jsonb_to_recordset(${jsonb(rows)}) as x(store text, id uuid, until timestamptz, started timestamptz, client text))
-        update carts c set held_until = x.until, hold_started_at = x.started, hold_client = x.client, expires_at = greatest(c.expires_at, x.until)
-        from x where (c.store, c.id) in (${storeKeys(rows)}) and c.store = x.store and c.id = x.id`),
-  );
+  return {
+    ctes: sql`hold_records as (select * from jsonb_to_recordset(${jsonb(rows)}) as x(store text, id uuid, until timestamptz, started timestamptz, client text)),
+        recorded_holds as (
+          update carts c set held_until = x.until, hold_started_at = x.started, hold_client = x.client, expires_at = greatest(c.expires_at, x.until)
+          from hold_records x where (c.store, c.id) in (${storeKeys(rows)}) and c.store = x.store and c.id = x.id returning c.id)`,
+    name: 'recorded_holds',
+    // The carts are locked by the round: each is there to record.
+    check: (changed) => {
+      if (changed !== rows.length) throw new AppError('SERVICE_UNAVAILABLE', 'a cart changed under a lock; retry');
+    },
+  };
 }
 
 /**

@@ -5,7 +5,7 @@
  * never shorter, so what is held plus what is ordered never exceeds the stock.
  */
 import { sql, type SQL } from 'drizzle-orm';
-import { jsonb, nothing, part, prepared, queryRows, storeKeys, together, type Executor, type Part } from '../../db/client.js';
+import { besideCounts, besideCtes, checkBeside, jsonb, nothing, part, prepared, queryRows, storeKeys, together, type BesideWrite, type Executor, type Part } from '../../db/client.js';
 import { asDate, toIso } from '../../lib/time.js';
 
 /** Units of a product one cart holds; `cartId` null: the sum of what other carts hold of it. */
@@ -99,15 +99,21 @@ export async function replaceHolds(tx: Executor, store: string, lines: Held[], u
 
 /**
  * `replaceHolds` for carts of several stores (a round of many), each line with its own end, in one
- * statement; the products noted in (store, product) order, as `endHoldsOfStores` notes them.
+ * statement; the products noted in (store, product) order, as `endHoldsOfStores` notes them. The
+ * round's other writes (`beside`: its carts' hold records) go in the same statement.
  */
-export async function replaceHoldsOfStores(tx: Executor, lines: Array<{ store: string; cartId: string; productId: string; quantity: number; until: Date }>): Promise<void> {
-  if (lines.length === 0) return;
+export async function replaceHoldsOfStores(
+  tx: Executor,
+  lines: Array<{ store: string; cartId: string; productId: string; quantity: number; until: Date }>,
+  beside: BesideWrite[] = [],
+): Promise<void> {
+  if (lines.length === 0 && beside.length === 0) return;
   // The delete touches only rows the insert does not: a statement may not change a row twice. Every
   // part reads the rows as they were before the statement. Rows are found pair by pair,
   // `(store, cart_id) in (storeKeys)` (the index), as takeStoresStock explains.
-  await tx.execute(
-    prepared(sql`with new as (select * from jsonb_to_recordset(${jsonb(lines.map((l) => ({ ...l, until: toIso(l.until) })))})
+  const [row] = await queryRows<Record<string, unknown>>(
+    tx,
+    prepared(sql`with ${besideCtes(beside)}new as (select * from jsonb_to_recordset(${jsonb(lines.map((l) => ({ ...l, until: toIso(l.until) })))})
                        as x(store text, "cartId" uuid, "productId" uuid, quantity int, until timestamptz)),
         gone as (
           delete from cart_holds h where (h.store, h.cart_id) in (${storeKeys(lines.map((l) => ({ store: l.store, id: l.cartId })))})
@@ -122,9 +128,11 @@ export async function replaceHoldsOfStores(tx: Executor, lines: Array<{ store: s
           union
           select n.store, n."productId" from new n where not exists (
             select 1 from cart_holds h where h.store = n.store and h.cart_id = n."cartId" and h.product_id = n."productId"
-              and h.quantity = n.quantity and h.until > now()))
-        ${noteChanged}`),
+              and h.quantity = n.quantity and h.until > now())),
+        noted as (${noteChanged} returning 1)
+        select count(*)::int as noted${besideCounts(beside)} from noted`),
   );
+  checkBeside(beside, row!);
 }
 
 /** Ends the holds of some carts, noting the products of those that had not run out. */

@@ -4,8 +4,8 @@
  * products and whether they come from a cart or a product list. The round locks its carts with
  * their lines, then its products (each in (store, id) order), decides each store's orders in
  * arrival order against that store's locked stock (pricing's StockLedger), and writes the accepted
- * ones with a few set-based statements over all its stores, each module its own: stock (catalog),
- * orders and lines (here), carts (carts). So a flash sale, a busy store's checkout or a thousand
+ * ones with one set-based statement over all its stores, each module's part its own CTEs: stock
+ * (catalog), orders and lines (here), carts (carts), code uses (discounts). So a flash sale, a busy store's checkout or a thousand
  * quiet stores' orders commit once per round, not once per order or per store, and each order is
  * still all or nothing with its own answer. Stock never goes below zero, whatever the concurrency
  * or the number of processes; a cart becomes at most one order.
