@@ -5,10 +5,10 @@
  * their lines, then its products (each in (store, id) order), decides each store's orders in
  * arrival order against that store's locked stock (pricing's StockLedger), and writes the accepted
  * ones with one set-based statement over all its stores, each module's part its own CTEs: stock
- * (catalog), orders and lines (here), carts (carts), code uses (discounts). So a flash sale, a busy store's checkout or a thousand
- * quiet stores' orders commit once per round, not once per order or per store, and each order is
- * still all or nothing with its own answer. Stock never goes below zero, whatever the concurrency
- * or the number of processes; a cart becomes at most one order.
+ * (catalog), orders and lines (here), carts (carts), code uses (discounts). So a flash sale, a busy
+ * store's checkout or a thousand quiet stores' orders commit once per round, not once per order or
+ * per store, and each order is still all or nothing with its own answer. Stock never goes below
+ * zero, whatever the concurrency or the number of processes; a cart becomes at most one order.
  */
 import { randomUUID } from 'node:crypto';
 import { CLIENT_LOCK_CLASS, lockStoresClients, parts, together, type Executor } from '../../db/client.js';
