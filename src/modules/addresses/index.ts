@@ -11,10 +11,5 @@ export function findAddresses(db: Executor, store: string, ids: string[]): Promi
   return repo.findAddresses(db, store, ids);
 }
 
-/** The same for several stores (a round of several), in one statement: by store, then by id. */
-export function findStoresAddresses(db: Executor, stores: Array<{ store: string; ids: string[] }>): Promise<Map<string, Map<string, repo.AddressRow>>> {
-  return repo.findStoresAddresses(db, stores);
-}
-
-/** `findStoresAddresses` as a statement to send with others (db/client.ts `together`). */
+/** The same for several stores (a round of several), as a statement to send with others (db/client.ts `together`): by store, then by id. */
 export const storesAddressesPart = repo.storesAddressesPart;

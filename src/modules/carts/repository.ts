@@ -1,6 +1,6 @@
 /** Cart SQL: carts and their lines. Every change to an existing cart runs in a transaction that first locks the cart row. */
 import { sql } from 'drizzle-orm';
-import { jsonb, part, prepared, queryRows, storeKeys, valueList, type BesideWrite, type Executor, type Part } from '../../db/client.js';
+import { jsonb, nothing, part, parts, prepared, queryRows, storeKeys, together, valueList, type BesideWrite, type Executor, type Part } from '../../db/client.js';
 import { AppError } from '../../lib/app-error.js';
 import { asDate, toIso } from '../../lib/time.js';
 import type { ShippingRule, TaxRateRule } from '../pricing/index.js';
@@ -96,16 +96,26 @@ export async function lockCarts(tx: Executor, store: string, ids: string[]): Pro
  * global order of cart locks: two statements whatever the number of stores. Every store given has its map.
  */
 export async function lockCartsOfStores(tx: Executor, wanted: Array<{ store: string; ids: string[] }>): Promise<Map<string, Map<string, LockedCart>>> {
+  return (await lockCartsOfStoresWith(tx, wanted, nothing(null))).carts;
+}
+
+/**
+ * `lockCartsOfStores`, sending `beside` (a read of the caller's that needs none of the carts) with
+ * the carts' lines: their statement must follow the lock's, so the read costs no round trip of its
+ * own. Without carts to lock, `beside` goes alone.
+ */
+export async function lockCartsOfStoresWith<T>(tx: Executor, wanted: Array<{ store: string; ids: string[] }>, beside: Part<T>): Promise<{ carts: Map<string, Map<string, LockedCart>>; beside: T }> {
   const byStore = new Map(wanted.map((w) => [w.store, new Map<string, LockedCart>()]));
   const keys = wanted.flatMap((w) => w.ids.map((id) => ({ store: w.store, id })));
-  if (keys.length === 0) return byStore;
+  if (keys.length === 0) return { carts: byStore, beside: await together(tx, beside) };
   const rows = await queryRows<CartRow & { now: Date; holdRows: boolean; holdStartedAt: Date | null; lastHeldUntil: Date | null }>(
     tx,
     prepared(sql`select ${cartColumns}, now()::timestamptz(3) as now, c.held_until is not null as "holdRows",
           c.hold_started_at as "holdStartedAt", c.held_until as "lastHeldUntil" from carts c
         where (c.store, c.id) in (${storeKeys(keys)}) and c.deleted_at is null order by c.store, c.id for update`),
   );
-  const lines = await linesOfCartsOfStores(tx, rows.map((r) => ({ store: r.store, id: r.id })));
+  // The lines after the lock: every change of a cart's lines takes the cart's lock first.
+  const [lines, read] = await together(tx, parts([linesOfCartsOfStoresPart(rows.map((r) => ({ store: r.store, id: r.id }))), beside] as const));
   for (const { now, holdRows, holdStartedAt, lastHeldUntil, ...cart } of rows) {
     byStore.get(cart.store)?.set(cart.id, {
       cart,
@@ -115,7 +125,7 @@ export async function lockCartsOfStores(tx: Executor, wanted: Array<{ store: str
       lastHold: { startedAt: holdStartedAt && asDate(holdStartedAt), until: lastHeldUntil && asDate(lastHeldUntil) },
     });
   }
-  return byStore;
+  return { carts: byStore, beside: read };
 }
 
 /** The lines of several carts, by cart id, in the order they were added. */
@@ -125,18 +135,21 @@ export async function linesOfCarts(db: Executor, store: string, cartIds: string[
 
 /** The lines of carts of several stores, by store and cart id, each cart's in the order they were added. */
 export async function linesOfCartsOfStores(db: Executor, carts: Array<{ store: string; id: string }>): Promise<Map<string, Map<string, StoredLine[]>>> {
+  return together(db, linesOfCartsOfStoresPart(carts));
+}
+
+function linesOfCartsOfStoresPart(carts: Array<{ store: string; id: string }>): Part<Map<string, Map<string, StoredLine[]>>> {
   const byStore = new Map<string, Map<string, StoredLine[]>>();
-  if (carts.length === 0) return byStore;
-  const rows = await queryRows<StoredLine & { store: string; cartId: string }>(
-    db,
-    prepared(sql`select store, cart_id as "cartId", product_id as "productId", quantity from cart_lines
-        where (store, cart_id) in (${storeKeys(carts)}) order by store, cart_id, position`),
-  );
-  for (const { store, cartId, ...line } of rows) {
-    const mine = byStore.get(store) ?? byStore.set(store, new Map()).get(store)!;
-    mine.set(cartId, [...(mine.get(cartId) ?? []), line]);
-  }
-  return byStore;
+  if (carts.length === 0) return nothing(byStore);
+  const query = prepared(sql`select store, cart_id as "cartId", product_id as "productId", quantity from cart_lines
+        where (store, cart_id) in (${storeKeys(carts)}) order by store, cart_id, position`);
+  return part(query, (rows) => {
+    for (const { store, cartId, ...line } of rows as unknown as Array<StoredLine & { store: string; cartId: string }>) {
+      const mine = byStore.get(store) ?? byStore.set(store, new Map()).get(store)!;
+      mine.set(cartId, [...(mine.get(cartId) ?? []), line]);
+    }
+    return byStore;
+  });
 }
 
 /**

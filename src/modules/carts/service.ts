@@ -7,7 +7,7 @@
  * a store's waiting requests (see plugins/commands.ts), each request still decided on its own.
  */
 import { randomUUID } from 'node:crypto';
-import { parts, together, type BesideWrite, type Executor } from '../../db/client.js';
+import { parts, together, type BesideWrite, type Executor, type Part } from '../../db/client.js';
 import { AppError } from '../../lib/app-error.js';
 import type { Outcome } from '../../lib/keyed-batcher.js';
 import { findSellableProducts, findSellableProductsOfStores, type SellableProduct } from '../catalog/index.js';
@@ -265,13 +265,17 @@ export interface OrderableCart {
   shippingOptionId: string | null;
 }
 
-/** Locks the carts of a round of orders of one store or several, in (store, id) order, and reads their lines under the lock. */
-export async function lockStoresCartsForOrders(tx: Executor, stores: Array<{ store: string; ids: string[] }>): Promise<Map<string, Map<string, OrderableCart>>> {
-  const locked = await repo.lockCartsOfStores(tx, stores);
+/**
+ * Locks the carts of a round of orders of one store or several, in (store, id) order, and reads their
+ * lines under the lock, with `beside` (a read of the caller's that needs none of the carts) in the
+ * same statement as the lines.
+ */
+export async function lockStoresCartsForOrders<T>(tx: Executor, stores: Array<{ store: string; ids: string[] }>, beside: Part<T>): Promise<{ carts: Map<string, Map<string, OrderableCart>>; beside: T }> {
+  const locked = await repo.lockCartsOfStoresWith(tx, stores, beside);
   const orderable = (c: repo.LockedCart): OrderableCart => ({
     status: c.cart.status, lines: new Map(c.lines.map((l) => [l.productId, l.quantity])), discountId: c.cart.discountId, held: c.holdRows, shippingOptionId: c.cart.shippingOptionId,
   });
-  return new Map([...locked].map(([store, carts]) => [store, new Map([...carts].map(([id, c]) => [id, orderable(c)]))]));
+  return { carts: new Map([...locked.carts].map(([store, carts]) => [store, new Map([...carts].map(([id, c]) => [id, orderable(c)]))])), beside: locked.beside };
 }
 
 /**

@@ -16,7 +16,7 @@ import type { ProductSnapshot } from '../../db/schema.js';
 import { AppError } from '../../lib/app-error.js';
 import type { Outcome } from '../../lib/keyed-batcher.js';
 import type { RoundJob, StoreJobs } from '../../plugins/commands.js';
-import { findStoresAddresses, type AddressRow } from '../addresses/index.js';
+import { storesAddressesPart, type AddressRow } from '../addresses/index.js';
 import { assertCartPending, completeStoresCarts, lockStoresCartsForOrders, type OrderableCart } from '../carts/index.js';
 import { lockStoresSellableProducts, productFieldsView, recordStockCrossing, takeStoresStock, type SellableProduct } from '../catalog/index.js';
 import { countedUses, discountsForStoresRoundPart, type RoundDiscounts } from '../discounts/index.js';
@@ -123,10 +123,14 @@ export async function placeStoresOrders(tx: Executor, stores: Array<StoreJobs<Or
   const clients = rounds.map((r) => ({ store: r.store, clients: r.counted }));
   await lockStoresClients(tx, CLIENT_LOCK_CLASS.unpaidOrders, clients);
   const unpaid = await repo.unpaidByStoresClients(tx, clients);
-  const carts = await lockStoresCartsForOrders(tx, rounds.map((r) => ({ store: r.store, ids: cartIdsOf(r.requests) })));
+  // Addresses are never changed through the API and a deleted one stays deleted: no lock needed, and
+  // they are read with the carts' lines, after the carts' lock.
+  const { carts, beside: addresses } = await lockStoresCartsForOrders(
+    tx,
+    rounds.map((r) => ({ store: r.store, ids: cartIdsOf(r.requests) })),
+    storesAddressesPart(rounds.map((r) => ({ store: r.store, ids: [...new Set(r.requests.map((q) => q.addressId))] }))),
+  );
   const cartsOf = (store: string) => carts.get(store) ?? new Map<string, OrderableCart>();
-  // Addresses are never changed through the API and a deleted one stays deleted: no lock needed.
-  const addresses = await findStoresAddresses(tx, rounds.map((r) => ({ store: r.store, ids: [...new Set(r.requests.map((q) => q.addressId))] })));
   const addressesOf = (store: string) => addresses.get(store) ?? new Map<string, AddressRow>();
   const { products, now } = await lockStoresSellableProducts(tx, rounds.map((r) => ({ store: r.store, ids: [...new Set(r.requests.flatMap((q) => [...linesFrom(cartsOf(r.store))(q).keys()]))] })));
   const productsOf = (store: string) => products.get(store) ?? new Map<string, SellableProduct>();
