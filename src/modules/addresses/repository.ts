@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { arrayOf, nothing, part, prepared, queryRows, together, type Executor, type Part } from '../../db/client.js';
+import { arrayOf, nothing, part, prepared, queryRows, type Executor, type Part } from '../../db/client.js';
 import type { AddressInput } from './schemas.js';
 
 export interface AddressRow {
@@ -54,16 +54,7 @@ export async function countAddresses(db: Executor, store: string, customerId: st
   return row?.n ?? 0;
 }
 
-export async function findAddresses(db: Executor, store: string, ids: string[]): Promise<Map<string, AddressRow>> {
-  return (await findStoresAddresses(db, [{ store, ids }])).get(store) ?? new Map();
-}
-
-/** Addresses of several stores by id, in one statement: by store, then by id. */
-export function findStoresAddresses(db: Executor, stores: Array<{ store: string; ids: string[] }>): Promise<Map<string, Map<string, AddressRow>>> {
-  return together(db, storesAddressesPart(stores));
-}
-
-/** The statement of `findStoresAddresses`, to send with others (db/client.ts `together`). */
+/** Addresses of several stores by id (deleted ones included: the caller checks), by store, then by id: a statement to send with others (db/client.ts `together`). */
 export function storesAddressesPart(stores: Array<{ store: string; ids: string[] }>): Part<Map<string, Map<string, AddressRow>>> {
   const keys = stores.flatMap(({ store, ids }) => ids.map((id) => ({ store, id })));
   if (keys.length === 0) return nothing(new Map());

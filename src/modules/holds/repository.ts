@@ -90,17 +90,11 @@ const noteChanged = sql`insert into catalog_hold_marks (store, product_id)
       on conflict (store, product_id) do update set xid = excluded.xid`;
 
 /**
- * Replaces the holds of some carts with these lines (every cart given has at least one), all until
- * `until`, noting the products whose held units changed (a renewal of the same units changes none).
- */
-export async function replaceHolds(tx: Executor, store: string, lines: Held[], until: Date): Promise<void> {
-  await replaceHoldsOfStores(tx, lines.map((l) => ({ store, cartId: l.cartId!, productId: l.productId, quantity: l.quantity, until })));
-}
-
-/**
- * `replaceHolds` for carts of several stores (a round of many), each line with its own end, in one
- * statement; the products noted in (store, product) order, as `endHoldsOfStores` notes them. The
- * round's other writes (`beside`: its carts' hold records) go in the same statement.
+ * Replaces the holds of some carts of one store or several (a round's; every cart given has at least
+ * one line), each line with its own end, in one statement, noting the products whose held units
+ * changed (a renewal of the same units changes none) in (store, product) order, as
+ * `endHoldsOfStores` notes them. The round's other writes (`beside`: its carts' hold records) go in
+ * the same statement.
  */
 export async function replaceHoldsOfStores(
   tx: Executor,
