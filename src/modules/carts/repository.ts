@@ -188,9 +188,9 @@ export async function removeLine(tx: Executor, store: string, cartId: string, pr
 /**
  * Marks locked PENDING carts of one store or several COMPLETED with each order's customer and
  * address, one update for them all, to make inside another statement (guarded by the state it
- * expects: the statement answers how many it changed).
+ * expects: a cart that was not PENDING fails the round).
  */
-export function completeStoresCarts(carts: Array<{ store: string; id: string; customerId: string; addressId: string }>): Pick<BesideWrite, 'ctes' | 'name'> {
+export function completeStoresCarts(carts: Array<{ store: string; id: string; customerId: string; addressId: string }>): BesideWrite {
   return {
     ctes: sql`done_carts as (select * from jsonb_to_recordset(${jsonb(carts)}) as x(store text, id uuid, "customerId" uuid, "addressId" uuid)),
         completed_carts as (
@@ -198,6 +198,9 @@ export function completeStoresCarts(carts: Array<{ store: string; id: string; cu
           where (c.store, c.id) in (${storeKeys(carts)}) and c.store = x.store and c.id = x.id
             and c.status = 'PENDING' and c.deleted_at is null returning c.id)`,
     name: 'completed_carts',
+    check: (changed) => {
+      if (changed !== carts.length) throw new AppError('CART_NOT_PENDING', 'a cart is no longer PENDING');
+    },
   };
 }
 

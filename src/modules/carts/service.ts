@@ -287,12 +287,7 @@ export async function lockStoresCartsForOrders<T>(tx: Executor, stores: Array<{ 
 export function completeStoresCarts(carts: Array<{ store: string; id: string; customerId: string; addressId: string; held?: boolean }>): { write: BesideWrite | null; endHolds: (tx: Executor) => Promise<void> } {
   const done = carts.map(({ store, id, customerId, addressId }) => ({ store, id, customerId, addressId }));
   return {
-    write: done.length === 0 ? null : {
-      ...repo.completeStoresCarts(done),
-      check: (changed) => {
-        if (changed !== carts.length) throw new AppError('CART_NOT_PENDING', 'a cart is no longer PENDING');
-      },
-    },
+    write: done.length === 0 ? null : repo.completeStoresCarts(done),
     endHolds: (tx) => endHoldsOfStores(tx, carts.filter((c) => c.held).map((c) => ({ store: c.store, id: c.id }))),
   };
 }

@@ -1,6 +1,7 @@
 /** Discount SQL: the discounts table, and the reads the rules need (collections' products, customers' uses). */
 import { sql } from 'drizzle-orm';
 import { jsonb, nothing, part, prepared, queryRows, storeKeys, valueList, type BesideWrite, type Executor, type Part } from '../../db/client.js';
+import { AppError } from '../../lib/app-error.js';
 import { toIsoOrNull } from '../../lib/time.js';
 import type { DiscountRule } from '../pricing/index.js';
 
@@ -167,10 +168,10 @@ async function whoUsed(db: Executor, stores: Array<{ store: string; discountIds:
 
 /**
  * Counts a round's uses (of one store or several), one guarded update for them all (never past
- * `usage_limit`), to make inside another statement (the round's orders'): it answers how many
- * discounts it changed, for the caller to check against what it expected.
+ * `usage_limit`), to make inside another statement (the round's orders'), which fails if it
+ * counted fewer codes than it was given.
  */
-export function storesUses(uses: Array<{ store: string; id: string; uses: number }>): Pick<BesideWrite, 'ctes' | 'name'> {
+export function storesUses(uses: Array<{ store: string; id: string; uses: number }>): BesideWrite {
   return {
     ctes: sql`used_codes as (select * from jsonb_to_recordset(${jsonb(uses)}) as u(store text, id uuid, uses int)),
         counted_uses as (
@@ -178,6 +179,10 @@ export function storesUses(uses: Array<{ store: string; id: string; uses: number
           where (d.store, d.id) in (${storeKeys(uses)}) and d.store = u.store and d.id = u.id
             and (d.usage_limit is null or d.usage_count + u.uses <= d.usage_limit) returning d.id)`,
     name: 'counted_uses',
+    // A count the guard refuses cannot happen under the locks; it fails the round if it does.
+    check: (changed) => {
+      if (changed !== uses.length) throw new AppError('SERVICE_UNAVAILABLE', 'a discount code changed under a lock; retry');
+    },
   };
 }
 

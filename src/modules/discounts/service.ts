@@ -192,12 +192,7 @@ export function countedUses(uses: Array<{ store: string; id: string; uses: numbe
     lock: async (tx) => {
       if (uses.length > 1) await repo.findByStoresIds(tx, uses.map((u) => ({ store: u.store, key: u.id })), { lock: true });
     },
-    write: uses.length === 0 ? null : {
-      ...repo.storesUses(uses),
-      check: (changed) => {
-        if (changed !== uses.length) throw new AppError('SERVICE_UNAVAILABLE', 'a discount code changed under a lock; retry');
-      },
-    },
+    write: uses.length === 0 ? null : repo.storesUses(uses),
   };
 }
 
