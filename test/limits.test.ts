@@ -126,6 +126,24 @@ test('a limit of 0 is off', async () => {
   for (let i = 0; i < 20; i++) assert.equal((await base.request('GET', '/api/v1/collections', { token: s.storefront })).status, 200);
 });
 
+test('a limit counts on its own when the others are off', async () => {
+  // Each limit's hooks are registered only when it is on: the order and guest-session limits must
+  // not depend on the caller limits' hooks being there.
+  const alone = await startAppOn(base.database, { ORDER_RATE_LIMIT_PER_MINUTE: '1', GUEST_SESSIONS_PER_MINUTE: '1' });
+  const s = await createStore(base);
+  const p = await createProduct(base, s, { quantity: 100 });
+  const who = await createAddress(base, s);
+  await wellInsideAMinute();
+  const collections = await alone.request('GET', '/api/v1/collections', { token: s.storefront });
+  assert.equal(collections.headers['ratelimit-limit'], undefined, 'no caller budget: no RateLimit headers');
+  const order = () => placeOrder(alone, s, who.customer, { address: who.address.id, products: [{ id: p.id, quantity: 1 }] });
+  assert.equal((await order()).status, 201);
+  assertProblem(await order(), 429, 'RATE_LIMITED');
+  const guests = [];
+  for (let i = 0; i < 2; i++) guests.push((await alone.request('POST', '/api/v1/guest-sessions', { token: s.storefront })).status);
+  assert.deepEqual(guests, [201, 429]);
+});
+
 test('with REDIS_URL two processes share one counter', { skip: !(await redisAnswers()) && `no Redis answers at ${REDIS_URL}` }, async () => {
   const prefix = `storefront-test:${randomUUID()}:`;
   const env = { RATE_LIMIT_PER_MINUTE: '4', REDIS_URL };
