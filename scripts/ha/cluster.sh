@@ -10,15 +10,17 @@
 #   scripts/ha/cluster.sh check    exits 0 when it runs and routes, quietly
 #
 # HA_DIR (default /tmp/storefront-ha) holds data, configuration, logs and pid files; HA_PORT_BASE
-# (default 55400) places the ports: etcd +1/+2, PostgreSQL +11..+13, Patroni REST +21..+23, HAProxy
+# (default 25400) places the ports: etcd +1/+2, PostgreSQL +11..+13, Patroni REST +21..+23, HAProxy
 # primary +32, replicas +33, statistics page +34. PostgreSQL refuses to run as root, so everything
 # runs as the `postgres` user.
 set -euo pipefail
 # shellcheck source=scripts/ha/apt-install.sh
 . "$(dirname "$0")/apt-install.sh"
+# shellcheck source=scripts/ha/ports.sh
+. "$(dirname "$0")/ports.sh"
 
 HA_DIR=${HA_DIR:-/tmp/storefront-ha}
-BASE=${HA_PORT_BASE:-55400}
+BASE=${HA_PORT_BASE:-25400}
 PG_VERSION=15
 PG_BIN=/usr/lib/postgresql/$PG_VERSION/bin
 RUN_AS=postgres
@@ -219,6 +221,9 @@ up() {
     say "already running in $HA_DIR"
   else
     [ -d "$HA_DIR" ] && { say "removing the remains of an earlier cluster in $HA_DIR"; down >/dev/null; }
+    local ports=("$ETCD_PORT" "$ETCD_PEER_PORT" "$PRIMARY_PORT" "$REPLICA_PORT" "$STATS_PORT") n
+    for n in "${NODES[@]}"; do ports+=("$(pg_port "$n")" "$(rest_port "$n")"); done
+    ports_free "${ports[@]}" || die "set HA_PORT_BASE to place the ports elsewhere"
     say "starting in $HA_DIR (ports $BASE..$((BASE + 34)))"
     mkdir -p "$HA_DIR"/{log,run,etcd}
     for n in "${NODES[@]}"; do mkdir -p "$HA_DIR/node$n"; write_patroni_config "$n"; done

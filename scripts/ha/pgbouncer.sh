@@ -5,16 +5,18 @@
 #   scripts/ha/pgbouncer.sh up [HOST:PORT]   start it in front of HOST:PORT (default 127.0.0.1:5432)
 #   scripts/ha/pgbouncer.sh down             stop it and remove its files
 #
-# PGBOUNCER_PORT (default 56432) is where it listens; PGBOUNCER_DIR (default /tmp/storefront-pgbouncer)
+# PGBOUNCER_PORT (default 26432) is where it listens; PGBOUNCER_DIR (default /tmp/storefront-pgbouncer)
 # holds its configuration, log and pid file. Every database name is passed through to the server,
 # as user postgres without a password (the server must trust it on loopback, as this machine's does).
 # Clients must use DB_PREPARED_STATEMENTS=false: a transaction pooler keeps no named statements.
 set -euo pipefail
 # shellcheck source=scripts/ha/apt-install.sh
 . "$(dirname "$0")/apt-install.sh"
+# shellcheck source=scripts/ha/ports.sh
+. "$(dirname "$0")/ports.sh"
 
 DIR=${PGBOUNCER_DIR:-/tmp/storefront-pgbouncer}
-PORT=${PGBOUNCER_PORT:-56432}
+PORT=${PGBOUNCER_PORT:-26432}
 RUN_AS=postgres
 
 say() { echo "[pgbouncer $(date +%H:%M:%S)] $*"; }
@@ -31,6 +33,7 @@ up() {
   local target=${1:-127.0.0.1:5432}
   install_package
   if pid_alive; then say "already running on 127.0.0.1:$PORT"; return 0; fi
+  ports_free "$PORT" || die "set PGBOUNCER_PORT to a free port"
   rm -rf "$DIR"
   mkdir -p "$DIR"
   echo '"postgres" ""' >"$DIR/users.txt"

@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import pg from 'pg';
 
 export const HA_DIR = process.env.HA_DIR || '/tmp/storefront-ha';
-const BASE = Number(process.env.HA_PORT_BASE || 55400);
+const BASE = Number(process.env.HA_PORT_BASE || 25400);
 export const PRIMARY_PORT = BASE + 32;
 export const REPLICA_PORT = BASE + 33;
 const NODES = [1, 2, 3];
