@@ -5,6 +5,12 @@
  */
 export class BoundedMap<K, V> {
   private readonly entries = new Map<K, V>();
+  /**
+   * The key last moved to the end. A store's cached reads ask for the same key over and over (twice a
+   * read), and moving an entry already at the end changes nothing: the delete and set it skips were
+   * a fortieth of a cached read's server CPU in a profile.
+   */
+  private newest: K | undefined;
 
   constructor(readonly max: number) {}
 
@@ -12,19 +18,24 @@ export class BoundedMap<K, V> {
     const value = this.entries.get(key);
     if (value === undefined) return undefined;
     // Map keeps insertion order: moving the entry to the end makes the first one the least recent.
-    this.entries.delete(key);
-    this.entries.set(key, value);
+    if (key !== this.newest) {
+      this.entries.delete(key);
+      this.entries.set(key, value);
+      this.newest = key;
+    }
     return value;
   }
 
   set(key: K, value: V): this {
     this.entries.delete(key);
     this.entries.set(key, value);
-    while (this.entries.size > this.max) this.entries.delete(this.entries.keys().next().value as K);
+    this.newest = key;
+    while (this.entries.size > this.max) this.delete(this.entries.keys().next().value as K);
     return this;
   }
 
   delete(key: K): boolean {
+    if (key === this.newest) this.newest = undefined;
     return this.entries.delete(key);
   }
 

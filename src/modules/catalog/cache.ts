@@ -34,6 +34,8 @@ interface Entry {
 
 export class ResponseCache {
   private readonly entries = new Map<string, Entry>();
+  /** The key last moved to the end of `entries`. */
+  private newest: string | undefined;
   private bytes = 0;
   /** What this process knows of hold changes; tests that use the cache alone need none. */
   holds: HeldMarks | null = null;
@@ -50,10 +52,11 @@ export class ResponseCache {
       this.delete(key);
       return undefined;
     }
-    if (entry) {
-      // Refresh its place: the Map's order is the LRU order.
+    if (entry && key !== this.newest) {
+      // Refresh its place: the Map's order is the LRU order (an entry already last stays).
       this.entries.delete(key);
       this.entries.set(key, entry);
+      this.newest = key;
     }
     return entry;
   }
@@ -66,6 +69,7 @@ export class ResponseCache {
     if (!file || this.maxEntries === 0 || bytes.length > this.maxBytes / 4) return entry;
     this.delete(key);
     this.entries.set(key, entry);
+    this.newest = key;
     this.bytes += bytes.length;
     for (const [oldest] of this.entries) {
       if (this.entries.size <= this.maxEntries && this.bytes <= this.maxBytes) break;
@@ -77,6 +81,7 @@ export class ResponseCache {
   private delete(key: string) {
     const entry = this.entries.get(key);
     if (!entry) return;
+    if (key === this.newest) this.newest = undefined;
     this.bytes -= entry.body.length;
     this.entries.delete(key);
   }
