@@ -4,6 +4,7 @@
 #
 #   scripts/ha/pgbouncer.sh up [HOST:PORT]   start it in front of HOST:PORT (default 127.0.0.1:5432)
 #   scripts/ha/pgbouncer.sh down             stop it and remove its files
+#   scripts/ha/pgbouncer.sh port             print the port it listens on (for a client's URL)
 #
 # PGBOUNCER_PORT (default 26432) is where it listens; PGBOUNCER_DIR (default /tmp/storefront-pgbouncer)
 # holds its configuration, log and pid file. Every database name is passed through to the server,
@@ -79,5 +80,6 @@ down() {
 case "${1:-}" in
   up) up "${2:-}" ;;
   down) down ;;
-  *) echo "usage: $0 up [HOST:PORT]|down" >&2; exit 2 ;;
+  port) echo "$PORT" ;;
+  *) echo "usage: $0 up [HOST:PORT]|down|port" >&2; exit 2 ;;
 esac
