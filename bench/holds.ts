@@ -6,9 +6,11 @@
  */
 import type { BenchFixture } from './seed.js';
 
-/** Per store (one per catalog size): the carts `cart-hold` holds again and again, and whether the 1,000 holds are made. */
+/** Per store (one per catalog size): the carts `cart-hold` holds again and again, and the 1,000 carts of the active holds while they are held. */
 const holdCartsOf = new Map<string, string[]>();
-const activeHoldsMade = new Set<string>();
+const activeHoldsOf = new Map<string, string[]>();
+/** The carts made for the active holds, per store: made once, held again after a release. */
+const activeHoldCartsOf = new Map<string, string[]>();
 
 /** The carts `cart-hold` holds in this fixture's store (made by `prepareHoldCarts`). */
 export const holdCarts = (f: BenchFixture): string[] => holdCartsOf.get(f.store) ?? [];
@@ -46,15 +48,30 @@ export async function prepareHoldCarts(base: string, f: BenchFixture): Promise<v
   holdCartsOf.set(f.store, carts);
 }
 
-/** 1,000 more carts held (one line each, spread products), for the `*-held` order workloads. */
+/** 1,000 more carts held (one line each, spread products), for the `*-held` order workloads; after a release, the same carts held again. */
 export async function prepareActiveHolds(base: string, f: BenchFixture): Promise<void> {
-  if (activeHoldsMade.has(f.store)) return;
+  if (activeHoldsOf.has(f.store)) return;
+  const made = activeHoldCartsOf.get(f.store);
+  const carts: string[] = [];
   await pool(1000, 20, async (i) => {
-    const id = await newCart(base, f, 1, i + 5000);
+    const id = made?.[i] ?? (await newCart(base, f, 1, i + 5000));
     const r = await call(base, f.storefront, 'POST', `/api/v1/carts/${id}/hold`);
     if (r.status !== 200) throw new Error(`hold: ${r.status} ${JSON.stringify(r.json).slice(0, 200)}`);
+    carts.push(id);
   });
-  activeHoldsMade.add(f.store);
+  activeHoldCartsOf.set(f.store, made ?? carts);
+  activeHoldsOf.set(f.store, carts);
+}
+
+/** Ends the 1,000 active holds, so that the workload just before the next `*-held` one runs without them. */
+export async function releaseActiveHolds(base: string, f: BenchFixture): Promise<void> {
+  const carts = activeHoldsOf.get(f.store);
+  if (!carts) return;
+  await pool(carts.length, 20, async (i) => {
+    const r = await call(base, f.storefront, 'DELETE', `/api/v1/carts/${carts[i]}/hold`);
+    if (r.status !== 200) throw new Error(`release: ${r.status} ${JSON.stringify(r.json).slice(0, 200)}`);
+  });
+  activeHoldsOf.delete(f.store);
 }
 
 export interface HeldSelloutResult {

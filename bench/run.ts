@@ -17,8 +17,10 @@
  *                           is the median of the passes' own
  *   --read-passes 3         how many times each read workload and its ceiling (the bare server) run, taking
  *                           turns: each read's ratio is the median of the passes' own
- *   --write-passes 2        how many times order-spread-discount and order-spread-shipped each run right
- *                           after order-spread, taking turns: each one's ratio to it is the median of the passes'
+ *   --write-passes 3        how many times order-spread-discount, order-spread-shipped and the *-held
+ *                           orders each run right after their baseline (order-spread, or order-hot), and
+ *                           order-spread without and with a webhook endpoint, taking turns: each one's
+ *                           ratio to its baseline is the median of the passes'
  *   --payment-passes 2      how many times orders alone and orders beside each stream of payment webhooks
  *                           are measured, taking turns: each ratio is the median of the passes' own
  *   --replica URL           the read workloads again on a server with DATABASE_READ_URL=URL (a replica
@@ -40,9 +42,9 @@ import type { LoadPlan, LoadResult } from './load.js';
 import type { SqlPlan } from './ceiling-sql.js';
 import type { OrderCeilingPlan } from './ceiling-orders.js';
 import { seedBench, type BenchFixture } from './seed.js';
-import { measureDrain, startBenchReceiver, subscribe, type DrainResult } from './webhooks.js';
+import { measureDrain, setDisabled, startBenchReceiver, subscribe, waitForDeliveries, type DrainResult } from './webhooks.js';
 import { BENCH_SECRETS_KEY, enableBenchStripe, paidCounts, pendingPaymentDeliveries, type SignedDeliveries } from './payments.js';
-import { holdCarts, prepareActiveHolds, prepareHoldCarts, selloutWithHolds, type HeldSelloutResult } from './holds.js';
+import { holdCarts, prepareActiveHolds, prepareHoldCarts, releaseActiveHolds, selloutWithHolds, type HeldSelloutResult } from './holds.js';
 import { ceilingRows, seedSpread, SPREAD_WORKLOADS, type SpreadStore, type Target } from './spread.js';
 import { spreadChart } from './spread-chart.js';
 
@@ -68,7 +70,7 @@ const { values } = parseArgs({
     'spread-passes': { type: 'string', default: '3' },
     'payment-passes': { type: 'string', default: '2' },
     'read-passes': { type: 'string', default: '3' },
-    'write-passes': { type: 'string', default: '2' },
+    'write-passes': { type: 'string', default: '3' },
   },
   allowNegative: true,
 });
@@ -104,10 +106,12 @@ interface Workload {
   /** Undone through the API after it ran (what `prepare` made that other workloads must not see). */
   finish?: (base: string, f: BenchFixture) => Promise<void>;
   /**
-   * Its target is a share of order-spread's rate: it runs in turns with order-spread (`--write-passes`),
-   * each pass order-spread then this, and its ratio to order-spread is the median of the passes' own.
+   * Its target is a share of another workload's rate (`baseline`, order-spread when not given): it
+   * runs in turns with it (`--write-passes`), each pass the baseline then this, and its ratio to the
+   * baseline is the median of the passes' own.
    */
   besideOrders?: true;
+  baseline?: string;
 }
 
 const order = (f: BenchFixture) => `/api/v1/${f.customerId}/orders`;
@@ -120,14 +124,13 @@ function hotOrders(f: BenchFixture) {
 const tokenOf = (w: { name: string }, f: BenchFixture) => (w.name.startsWith('order-') ? f.customer : f.storefront);
 const spreadOrders = (f: BenchFixture) => ({ paths: [order(f)], bodies: f.hotProductIds.map((id) => JSON.stringify({ address: f.addressId, products: [{ id, quantity: 1 }] })) });
 // Checkout holds (bench/holds.ts): the two order workloads with 1,000 active holds in the store,
-// each compared with the same workload run just before the holds are made (on the same database:
-// the first order runs ran on a smaller one), catalog reads while the holds last, then holding a 1-3
-// line cart (a renewal after the first).
+// each in turns with the same workload without them, run just before (the holds made for the one
+// and released after it: one pass compared a single pair, and on this machine a pair moves by a
+// tenth from run to run), catalog reads while the holds last, then holding a 1-3 line cart (a
+// renewal after the first).
 const HOLD_WORKLOADS: Workload[] = [
-  { name: 'order-spread-before-holds', kind: 'write', method: 'POST', ceiling: 'spread', plan: spreadOrders },
-  { name: 'order-hot-before-holds', kind: 'write', method: 'POST', ceiling: 'hot-cte', plan: hotOrders },
-  { name: 'order-spread-held', kind: 'write', method: 'POST', ceiling: 'spread', prepare: prepareActiveHolds, plan: spreadOrders },
-  { name: 'order-hot-held', kind: 'write', method: 'POST', ceiling: 'hot-cte', prepare: prepareActiveHolds, plan: hotOrders },
+  { name: 'order-spread-held', kind: 'write', method: 'POST', ceiling: 'spread', prepare: prepareActiveHolds, finish: releaseActiveHolds, besideOrders: true, plan: spreadOrders },
+  { name: 'order-hot-held', kind: 'write', method: 'POST', ceiling: 'hot-cte', prepare: prepareActiveHolds, finish: releaseActiveHolds, besideOrders: true, baseline: 'order-hot', plan: hotOrders },
   // Catalog reads while those 1,000 holds last: quantities are the stock less what is held.
   { name: 'list-products-held', kind: 'read', method: 'GET', prepare: prepareActiveHolds, plan: () => ({ paths: ['/api/v1/products?limit=50'] }) },
   { name: 'product-by-slug-held', kind: 'read', method: 'GET', prepare: prepareActiveHolds, plan: (f) => ({ paths: f.slugs.map((s) => `/api/v1/products/${s}`) }) },
@@ -316,7 +319,7 @@ interface Row extends LoadResult {
   pathRatio?: number | null;
   /** Reads: each pass's own ratio to the bare server, in the order run (the row's ratio is their median). */
   passes?: { ratio: Array<number | null> };
-  /** A `besideOrders` workload: order-spread's median req/s in the same passes, and each pass's ratio to it. */
+  /** A `besideOrders` workload: its baseline's median req/s in the same passes, and each pass's ratio to it. */
   besideOrders?: { rps: number; ratios: Array<number | null>; ratio: number | null };
 }
 
@@ -608,21 +611,22 @@ async function readPasses(w: Workload, plan: ReturnType<Workload['plan']>, answe
 const WRITE_PASSES = Math.max(1, Number(values['write-passes']));
 
 /**
- * A workload whose target is a share of order-spread's rate, measured in turns with it: each pass
- * runs order-spread, then the workload (its `prepare` and `finish` around it alone: a store with a
- * shipping option needs one on every order). Compared with the first order-spread row instead, it
+ * A workload whose target is a share of its baseline's rate (order-spread unless it names another),
+ * measured in turns with it: each pass runs the baseline, then the workload (its `prepare` and
+ * `finish` around it alone: a store with a shipping option needs one on every order, and one with
+ * active holds is what is compared). Compared with the first order-spread row instead, it
  * met a database that had grown by every workload between them, and a machine minutes older
  * (0.71 and 0.77 in one run where order-spread itself made 1,436 to 1,848 req/s at different times).
  */
 async function besideOrderPasses(
   w: Workload, base: string, fixture: BenchFixture, load: (w: Workload, plan: ReturnType<Workload['plan']>) => Promise<LoadResult>,
 ): Promise<Pick<Row, keyof LoadResult | 'ceiling' | 'ratio' | 'besideOrders'>> {
-  const orders = ALL_WORKLOADS.find((x) => x.name === 'order-spread')!;
+  const orders = ALL_WORKLOADS.find((x) => x.name === (w.baseline ?? 'order-spread'))!;
   const befores: LoadResult[] = [];
   const results: LoadResult[] = [];
   for (let pass = 0; pass < WRITE_PASSES; pass++) {
     await vacuumBetween();
-    console.error(`   order-spread, before ${w.name} (pass ${pass + 1} of ${WRITE_PASSES})`);
+    console.error(`   ${orders.name}, before ${w.name} (pass ${pass + 1} of ${WRITE_PASSES})`);
     befores.push(await load(orders, orders.plan(fixture)));
     await w.prepare?.(base, fixture);
     await vacuumBetween();
@@ -683,31 +687,47 @@ async function benchSize(products: number): Promise<{ rows: Row[]; peakRss: numb
   const heldSellout = soldOut ? await selloutWithHolds(base, fixture) : null;
   const runPayments = !values.embedded && (!values.only || values.only.split(',').includes('payment-webhook'));
   const storm = runPayments ? await paymentWebhooks(base, fixture, products, rows, server.pid!) : null;
-  // The same order workload twice more, just before and with one endpoint subscribed to
-  // order.created (its worker runs in the server, as deployed): the two runs are compared with each
-  // other, not with the first order-spread run, which ran on a smaller database. Then a backlog of
-  // 10,000 deliveries drained by that server.
+  // The same order workload again, without and with one endpoint subscribed to order.created (its
+  // worker runs in the server, as deployed), in turns (`--write-passes`; the endpoint disabled for
+  // the runs without, after the deliveries of the run before it are sent): each pass's pair is
+  // compared, not either with the first order-spread run, which ran on a smaller database, and the
+  // ratio is the median of the passes'. Then a backlog of 10,000 deliveries drained by that server.
   let drain: DrainResult | null = null;
   if (values.webhooks && !values.embedded && WORKLOADS.some((x) => x.name === 'order-spread')) {
     const w = WORKLOADS.find((x) => x.name === 'order-spread')!;
     const orderSpread = () => runJson<LoadResult>('bench/load.ts', {
       url: base, method: w.method, token: tokenOf(w, fixture), connections: CONNECTIONS, warmupSeconds: WARMUP, seconds: SECONDS, ...w.plan(fixture),
     } satisfies LoadPlan);
-    console.error('   order-spread, no endpoint (again)');
-    const without: Row = { workload: 'order-spread, no endpoint', products, ...(await orderSpread()), ceiling: null, ratio: null };
-    rows.push(without);
     const receiver = await startBenchReceiver(port + 50).catch(async (error: unknown) => {
       await stopProcess(server);
       throw error;
     });
-    const endpointId = await subscribe(base, fixture.admin, receiver.url).catch(async (error: unknown) => {
+    let endpointId: string | undefined;
+    const withouts: LoadResult[] = [];
+    const withs: LoadResult[] = [];
+    try {
+      for (let pass = 0; pass < WRITE_PASSES; pass++) {
+        if (endpointId) {
+          await waitForDeliveries(DATABASE_URL, fixture.store, endpointId);
+          await setDisabled(base, fixture.admin, endpointId, true);
+        }
+        console.error(`   order-spread, no endpoint (pass ${pass + 1} of ${WRITE_PASSES})`);
+        withouts.push(await orderSpread());
+        if (endpointId) await setDisabled(base, fixture.admin, endpointId, false);
+        else endpointId = await subscribe(base, fixture.admin, receiver.url);
+        console.error(`   order-spread + webhook (pass ${pass + 1} of ${WRITE_PASSES})`);
+        withs.push(await orderSpread());
+      }
+    } catch (error) {
       await Promise.all([stopProcess(server), receiver.close()]);
       throw error;
-    });
-    console.error('   order-spread + webhook');
-    rows.push({ workload: 'order-spread+webhook', products, ...(await orderSpread()), ceiling: without, ratio: null });
+    }
+    const without: Row = { workload: 'order-spread, no endpoint', products, ...overPasses(withouts), ceiling: null, ratio: null };
+    rows.push(without);
+    const ratios = withs.map((x, i) => ratio(x, withouts[i]));
+    rows.push({ workload: 'order-spread+webhook', products, ...overPasses(withs), ceiling: without, ratio: medianRatio(ratios), besideOrders: { rps: without.rps, ratios, ratio: medianRatio(ratios) } });
     console.error('   webhook backlog drain');
-    drain = await measureDrain(DATABASE_URL, receiver, fixture.store, endpointId, 10000);
+    drain = await measureDrain(DATABASE_URL, receiver, fixture.store, endpointId!, 10000);
     await receiver.close();
   }
   const peakRss = peakRssMb(server.pid!);
@@ -1080,7 +1100,8 @@ for (const run of runs) {
     const row = run.rows.find((r) => r.workload === name);
     const beside = row?.besideOrders;
     if (row && beside) {
-      lines.push(`${what} at ${run.products} products: ${name} ${row.rps} req/s vs order-spread right before it ${beside.rps}: ${beside.ratio} ` +
+      const baseline = ALL_WORKLOADS.find((w) => w.name === name)?.baseline ?? 'order-spread';
+      lines.push(`${what} at ${run.products} products: ${name} ${row.rps} req/s vs ${baseline} right before it ${beside.rps}: ${beside.ratio} ` +
         `(median of ${beside.ratios.length} passes: ${beside.ratios.join(', ')}) (target >= 0.9).`);
     }
   };
@@ -1092,11 +1113,8 @@ for (const run of runs) {
       `(${h.heldThenOrdered} from held carts), ${h.refused} refused, ${h.heldButRefused} held but refused, ${h.other} other, ${h.quantityLeft} left, ` +
       `${h.held} held, ${h.seconds} s: ${h.passed ? 'pass' : 'FAIL'}.`);
   }
-  for (const [held, plain] of [['order-spread-held', 'order-spread-before-holds'], ['order-hot-held', 'order-hot-before-holds']]) {
-    const a = run.rows.find((r) => r.workload === held);
-    const b = run.rows.find((r) => r.workload === plain);
-    if (a && b) lines.push(`Holds at ${run.products} products: ${held} ${a.rps} req/s with 1,000 active holds, ${b.rps} just before without (${ratio(a, b)}).`);
-  }
+  besideOrders('Holds (1,000 active)', 'order-spread-held');
+  besideOrders('Holds (1,000 active)', 'order-hot-held');
   if (run.storm) {
     const p = run.storm;
     lines.push(`Payment webhook storm at ${run.products} products (${p.orders} orders, each event ${p.deliveries / p.orders} times, ${CONNECTIONS} connections): ` +
@@ -1126,7 +1144,7 @@ for (const run of runs) {
   if (hooked?.ceiling && run.drain) {
     lines.push(
       `Webhooks at ${run.products} products: order-spread ${hooked.ceiling.rps} req/s without an endpoint, ${hooked.rps} with one ` +
-        `subscribed to order.created (${hooked.ratio}); a backlog of ${run.drain.backlog} deliveries, the first sent ${run.drain.firstAfterMs} ms after ` +
+        `subscribed to order.created (${hooked.ratio}${hooked.besideOrders ? `, the median of ${hooked.besideOrders.ratios.length} passes: ${hooked.besideOrders.ratios.join(', ')}` : ''}); a backlog of ${run.drain.backlog} deliveries, the first sent ${run.drain.firstAfterMs} ms after ` +
         `they were due, drained in ${run.drain.seconds} s from then (${run.drain.perSecond}/s).`,
     );
   }

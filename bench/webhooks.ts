@@ -44,6 +44,32 @@ export async function subscribe(base: string, adminToken: string, url: string): 
   return body.webhook.id;
 }
 
+/** Stops (true) or starts again (false) the endpoint's deliveries: a disabled endpoint gets none from new events. */
+export async function setDisabled(base: string, adminToken: string, id: string, disabled: boolean): Promise<void> {
+  const r = await fetch(`${base}/api/v1/admin/webhooks/${id}`, {
+    method: 'PATCH',
+    headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ disabled }),
+  });
+  if (r.status !== 200) throw new Error(`webhook ${disabled ? 'disable' : 'enable'}: ${r.status} ${await r.text()}`);
+}
+
+type Queryable = { query: (text: string, values: unknown[]) => Promise<{ rows: Array<Record<string, unknown>> }> };
+const pendingOf = async (client: Queryable, store: string, endpointId: string) =>
+  Number((await client.query(`select count(*) from webhook_deliveries where store = $1 and endpoint_id = $2 and status = 'pending'`, [store, endpointId])).rows[0]!.count);
+
+/** Waits (five minutes at most) until the endpoint has no delivery pending: what a run with it left is sent before the next run. */
+export async function waitForDeliveries(databaseUrl: string, store: string, endpointId: string): Promise<void> {
+  const { default: pg } = await import('pg');
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    for (let i = 0; i < 600 && (await pendingOf(client, store, endpointId)) > 0; i++) await sleep(500);
+  } finally {
+    await client.end();
+  }
+}
+
 export interface DrainResult {
   backlog: number;
   /** From the backlog being due to its first delivery: the worker's poll interval, at most. */
@@ -63,13 +89,12 @@ export interface DrainResult {
  * from the drain it measured.
  */
 export async function measureDrain(databaseUrl: string, receiver: BenchReceiver, store: string, endpointId: string, backlog: number): Promise<DrainResult> {
+  await waitForDeliveries(databaseUrl, store, endpointId);
   const { default: pg } = await import('pg');
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
-  const pending = async () =>
-    Number((await client.query(`select count(*) from webhook_deliveries where store = $1 and endpoint_id = $2 and status = 'pending'`, [store, endpointId])).rows[0].count);
+  const pending = () => pendingOf(client, store, endpointId);
   try {
-    for (let i = 0; i < 600 && (await pending()) > 0; i++) await sleep(500);
     await client.query(
       `with sample as (select data from events where store = $1 and type = 'order.created' limit 1),
             e as (insert into events (store, type, data) select $1, 'order.created', sample.data from sample, generate_series(1, $3) returning id)
