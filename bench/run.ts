@@ -725,7 +725,8 @@ async function benchSize(products: number): Promise<{ rows: Row[]; peakRss: numb
     const without: Row = { workload: 'order-spread, no endpoint', products, ...overPasses(withouts), ceiling: null, ratio: null };
     rows.push(without);
     const ratios = withs.map((x, i) => ratio(x, withouts[i]));
-    rows.push({ workload: 'order-spread+webhook', products, ...overPasses(withs), ceiling: without, ratio: medianRatio(ratios), besideOrders: { rps: without.rps, ratios, ratio: medianRatio(ratios) } });
+    const median = medianRatio(ratios);
+    rows.push({ workload: 'order-spread+webhook', products, ...overPasses(withs), ceiling: without, ratio: median, besideOrders: { rps: without.rps, ratios, ratio: median } });
     console.error('   webhook backlog drain');
     drain = await measureDrain(DATABASE_URL, receiver, fixture.store, endpointId!, 10000);
     await receiver.close();
