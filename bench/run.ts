@@ -688,45 +688,36 @@ async function benchSize(products: number): Promise<{ rows: Row[]; peakRss: numb
   const runPayments = !values.embedded && (!values.only || values.only.split(',').includes('payment-webhook'));
   const storm = runPayments ? await paymentWebhooks(base, fixture, products, rows, server.pid!) : null;
   // The same order workload again, without and with one endpoint subscribed to order.created (its
-  // worker runs in the server, as deployed), in turns (`--write-passes`; the endpoint disabled for
-  // the runs without, after the deliveries of the run before it are sent): each pass's pair is
-  // compared, not either with the first order-spread run, which ran on a smaller database, and the
-  // ratio is the median of the passes'. Then a backlog of 10,000 deliveries drained by that server.
+  // worker runs in the server, as deployed), in turns like every comparison of the service with
+  // itself (`besideOrderPasses`): the endpoint is enabled for the runs with it and disabled once their
+  // deliveries are sent, so that the runs without it do not pay for the ones before. Each pass's pair
+  // is compared, not either with the first order-spread run, which ran on a smaller database. Then a
+  // backlog of 10,000 deliveries drained by that server.
   let drain: DrainResult | null = null;
   if (values.webhooks && !values.embedded && WORKLOADS.some((x) => x.name === 'order-spread')) {
-    const w = WORKLOADS.find((x) => x.name === 'order-spread')!;
-    const orderSpread = () => runJson<LoadResult>('bench/load.ts', {
-      url: base, method: w.method, token: tokenOf(w, fixture), connections: CONNECTIONS, warmupSeconds: WARMUP, seconds: SECONDS, ...w.plan(fixture),
-    } satisfies LoadPlan);
     const receiver = await startBenchReceiver(port + 50).catch(async (error: unknown) => {
       await stopProcess(server);
       throw error;
     });
     let endpointId: string | undefined;
-    const withouts: LoadResult[] = [];
-    const withs: LoadResult[] = [];
+    const hooked: Workload = {
+      name: 'order-spread+webhook', kind: 'write', method: 'POST', besideOrders: true, plan: spreadOrders,
+      prepare: async (b, f) => {
+        if (endpointId) await setDisabled(b, f.admin, endpointId, false);
+        else endpointId = await subscribe(b, f.admin, receiver.url);
+      },
+      finish: async (b, f) => {
+        await waitForDeliveries(DATABASE_URL, f.store, endpointId!);
+        await setDisabled(b, f.admin, endpointId!, true);
+      },
+    };
     try {
-      for (let pass = 0; pass < WRITE_PASSES; pass++) {
-        if (endpointId) {
-          await waitForDeliveries(DATABASE_URL, fixture.store, endpointId);
-          await setDisabled(base, fixture.admin, endpointId, true);
-        }
-        console.error(`   order-spread, no endpoint (pass ${pass + 1} of ${WRITE_PASSES})`);
-        withouts.push(await orderSpread());
-        if (endpointId) await setDisabled(base, fixture.admin, endpointId, false);
-        else endpointId = await subscribe(base, fixture.admin, receiver.url);
-        console.error(`   order-spread + webhook (pass ${pass + 1} of ${WRITE_PASSES})`);
-        withs.push(await orderSpread());
-      }
+      rows.push({ workload: hooked.name, products, ...(await besideOrderPasses(hooked, base, fixture, load)) });
+      await setDisabled(base, fixture.admin, endpointId!, false);
     } catch (error) {
       await Promise.all([stopProcess(server), receiver.close()]);
       throw error;
     }
-    const without: Row = { workload: 'order-spread, no endpoint', products, ...overPasses(withouts), ceiling: null, ratio: null };
-    rows.push(without);
-    const ratios = withs.map((x, i) => ratio(x, withouts[i]));
-    const median = medianRatio(ratios);
-    rows.push({ workload: 'order-spread+webhook', products, ...overPasses(withs), ceiling: without, ratio: median, besideOrders: { rps: without.rps, ratios, ratio: median } });
     console.error('   webhook backlog drain');
     drain = await measureDrain(DATABASE_URL, receiver, fixture.store, endpointId!, 10000);
     await receiver.close();
@@ -1142,10 +1133,11 @@ for (const run of runs) {
     lines.push(`Replica runs at ${run.products} products: the ratio is to the same workload on the primary alone; catalog reads by outcome: ${JSON.stringify(run.replicaReads)}.`);
   }
   const hooked = run.rows.find((r) => r.workload === 'order-spread+webhook');
-  if (hooked?.ceiling && run.drain) {
+  if (hooked?.besideOrders && run.drain) {
+    const { rps, ratio, ratios } = hooked.besideOrders;
     lines.push(
-      `Webhooks at ${run.products} products: order-spread ${hooked.ceiling.rps} req/s without an endpoint, ${hooked.rps} with one ` +
-        `subscribed to order.created (${hooked.ratio}${hooked.besideOrders ? `, the median of ${hooked.besideOrders.ratios.length} passes: ${hooked.besideOrders.ratios.join(', ')}` : ''}); a backlog of ${run.drain.backlog} deliveries, the first sent ${run.drain.firstAfterMs} ms after ` +
+      `Webhooks at ${run.products} products: order-spread ${rps} req/s without an endpoint, ${hooked.rps} with one ` +
+        `subscribed to order.created (${ratio}, the median of ${ratios.length} passes: ${ratios.join(', ')}); a backlog of ${run.drain.backlog} deliveries, the first sent ${run.drain.firstAfterMs} ms after ` +
         `they were due, drained in ${run.drain.seconds} s from then (${run.drain.perSecond}/s).`,
     );
   }
