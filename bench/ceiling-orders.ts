@@ -14,6 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import type { LoadResult } from './load.js';
+import { benchOrderNumber, createBenchOrderNumbers } from './order-numbers.js';
 
 export interface OrderCeilingPlan {
   databaseUrl: string;
@@ -42,7 +43,7 @@ function spreadStatements(row: string): string[] {
   return [
     'begin',
     `update products set quantity = quantity - 1 where store = ${pick('store')} and id = ${pick('id')} and quantity >= 1`,
-    `insert into orders (store, customer_id, address_id, price, number) select store, customer, address, 100, nextval(quote_ident('order_number_' || store)::regclass) from bench_spread where n = ${row}`,
+    `insert into orders (store, customer_id, address_id, price, number) select store, customer, address, 100, ${benchOrderNumber('store')} from bench_spread where n = ${row}`,
     'commit',
   ];
 }
@@ -50,8 +51,7 @@ function spreadStatements(row: string): string[] {
 /** The transaction of each shape, for the product `product` (an SQL expression). */
 function statements(product: string): string[] {
   const take = `update products set quantity = quantity - 1 where store = ${store} and id = ${product} and quantity >= 1`;
-  // Every order takes a number of its store's sequence, as the service's do.
-  const number = `nextval(quote_ident('order_number_' || ${store})::regclass)`;
+  const number = benchOrderNumber(store);
   const insert = `insert into orders (store, customer_id, address_id, price, number) values (${store}, ${customer}, ${address}, 100, ${number})`;
   if (plan.shape === 'hot-cte') {
     return [`with t as (${take} returning price) insert into orders (store, customer_id, address_id, price, number) select ${store}, ${customer}, ${address}, price, ${number} from t`];
@@ -136,4 +136,5 @@ async function withDriver(): Promise<LoadResult> {
   }
 }
 
+await createBenchOrderNumbers(plan.databaseUrl, plan.rows ? plan.rows.map((r) => r.store) : [plan.store]);
 console.log(JSON.stringify(hasPgbench() ? withPgbench() : await withDriver()));

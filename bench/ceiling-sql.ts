@@ -11,6 +11,7 @@ import { createHash } from 'node:crypto';
 import pg from 'pg';
 import { PRODUCT_COLUMN_NAMES, visibleProductText } from '../src/modules/catalog/visibility.js';
 import type { LoadResult } from './load.js';
+import { benchOrderNumber, createBenchOrderNumbers } from './order-numbers.js';
 
 export interface SqlPlan {
   databaseUrl: string;
@@ -109,7 +110,7 @@ async function order(c: pg.PoolClient, s: string, products: string[], cart: stri
   for (const id of [...products].sort()) {
     taken.push((await c.query(`update products p set quantity = p.quantity - 1 where p.store = $1 and p.id = $2 and p.quantity >= 1 returning ${PRODUCT}`, [s, id])).rows[0]);
   }
-  const o = await c.query(`insert into orders (store, customer_id, address_id, cart_id, price, original_price, number) values ($1, $2, $3, $4, $5, null, nextval(quote_ident('order_number_' || $1)::regclass)) returning id`, [s, plan.customerId, plan.addressId, cart, 100]);
+  const o = await c.query(`insert into orders (store, customer_id, address_id, cart_id, price, original_price, number) values ($1, $2, $3, $4, $5, null, ${benchOrderNumber('$1')}) returning id`, [s, plan.customerId, plan.addressId, cart, 100]);
   for (const p of taken) {
     await c.query(`insert into order_lines (store, order_id, product_id, quantity, unit_price, line_price, product) values ($1, $2, $3, 1, $4, $5, $6::jsonb)`, [s, o.rows[0].id, p.id, p.price, p.price, JSON.stringify(p)]);
   }
@@ -141,6 +142,7 @@ async function measure(seconds: number): Promise<LoadResult> {
   return { requests: latencies.length, rps: Math.round(latencies.length / seconds), p50: at(0.5), p99: at(0.99), errors, statusCodes: {} };
 }
 
+await createBenchOrderNumbers(plan.databaseUrl, [plan.store]);
 if (plan.warmupSeconds > 0) await measure(plan.warmupSeconds);
 console.log(JSON.stringify(await measure(plan.seconds)));
 await pool.end();

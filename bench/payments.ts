@@ -38,9 +38,10 @@ export async function pendingPaymentDeliveries(databaseUrl: string, f: BenchFixt
   let rows: Array<{ order_id: string; payment_id: string; intent_id: string; amount: string }>;
   try {
     ({ rows } = await client.query(
-      `with o as (
+      `with counter as (update store_versions set last_order_number = last_order_number + $4 where store = $1 returning last_order_number - $4 as before),
+       o as (
          insert into orders (store, id, customer_id, address_id, price, number, created_at)
-         select $1, gen_random_uuid(), $2, $3, 1000, nextval(quote_ident('order_number_' || $1)::regclass), now() from generate_series(1, $4) returning store, id)
+         select $1, gen_random_uuid(), $2, $3, 1000, counter.before + k, now() from counter, generate_series(1, $4) k returning store, id)
        insert into payments (store, order_id, provider, status, amount, currency, intent_id)
        select store, id, 'stripe', 'pending', 1000, 'USD', 'pi_bench_' || replace(id::text, '-', '') from o
        returning order_id, id as payment_id, intent_id, amount`,

@@ -131,10 +131,12 @@ export async function seedBench(db: Database, products: number, cartsPerPool: nu
   // went from 1 ms to 350 ms). The history is spread over the catalog, as a shop's is: on one
   // product, the statistics said every product had 20000 lines, and every uncached `_count.orders`
   // read the whole table (1.2 ms a product) instead of its index.
-  await db.execute(sql`with history as (
+  await db.execute(sql`with counter as (
+      update store_versions set last_order_number = last_order_number + ${ORDER_HISTORY} where store = ${store} returning last_order_number - ${ORDER_HISTORY} as before),
+    history as (
       insert into orders (store, customer_id, address_id, price, status, created_at, number)
-      select ${store}, ${customerId}, ${address!.id}, 100, 'FULFILLED', now() - make_interval(hours => k), nextval(quote_ident('order_number_' || ${store})::regclass)
-      from generate_series(1, ${ORDER_HISTORY}) k
+      select ${store}, ${customerId}, ${address!.id}, 100, 'FULFILLED', now() - make_interval(hours => k), counter.before + k
+      from counter, generate_series(1, ${ORDER_HISTORY}) k
       returning id),
     numbered as (select id, row_number() over () as rn from history),
     catalog as (select p.*, row_number() over (order by id) as rn from products p where store = ${store})

@@ -45,9 +45,8 @@ export async function seedSpread(db: Database, prefix: string, count: number, pr
   const slugs = Array.from({ length: count }, (_, i) => `${prefix}-${i + 1}`);
   const tokens = slugs.map((store) => ({ store, storefront: secret('sf', store), customer: secret('cus', store) }));
   await db.execute(sql`insert into stores (slug, name) select s, 'Spread ' || s from unnest(${textArray(slugs)}) s`);
-  // What a store is made with beside its row: its versions row and its order number sequence.
+  // What a store is made with beside its row: its versions row (with its order number counter).
   await db.execute(sql`insert into store_versions (store) select s from unnest(${textArray(slugs)}) s`);
-  await db.execute(sql.raw(slugs.map((s) => `create sequence "order_number_${s}" start with 1001;`).join('\n')));
   await db.execute(sql`insert into tokens (store, kind, secret_hash, customer_id, expires_at)
     select t.store, t.kind, t.hash, case when t.kind = 'customer' then ${CUSTOMER}::uuid end, case when t.kind = 'customer' then now() + interval '30 days' end
     from unnest(${textArray(tokens.flatMap((t) => [t.store, t.store]))}, ${textArray(tokens.flatMap(() => ['storefront', 'customer']))},
@@ -74,10 +73,13 @@ export async function seedSpread(db: Database, prefix: string, count: number, pr
       insert into cart_lines (store, cart_id, product_id, quantity) select store, cart, product, case when ${kind} = 'hold' then quantity else 1 end from lines`);
   }
   // An order history, so that the order tables start as a selling platform's do (see seed.ts).
-  await db.execute(sql`with history as (
+  await db.execute(sql`with counter as (
+      update store_versions set last_order_number = last_order_number + ${perStore(HISTORY, count)} where store = any(${textArray(slugs)})
+      returning store, last_order_number - ${perStore(HISTORY, count)} as before),
+    history as (
       insert into orders (store, customer_id, address_id, price, status, created_at, number)
-      select a.store, a.customer_id, a.id, 100, 'FULFILLED', now() - make_interval(hours => k), nextval(quote_ident('order_number_' || a.store)::regclass)
-      from addresses a, generate_series(1, ${perStore(HISTORY, count)}) k where a.store = any(${textArray(slugs)})
+      select a.store, a.customer_id, a.id, 100, 'FULFILLED', now() - make_interval(hours => k), counter.before + k
+      from addresses a join counter on counter.store = a.store, generate_series(1, ${perStore(HISTORY, count)}) k
       returning id, store)
     insert into order_lines (store, order_id, product_id, quantity, unit_price, line_price, product)
     select h.store, h.id, p.id, 1, 100, 100, jsonb_build_object('id', p.id, 'name', p.name, 'price', 100)

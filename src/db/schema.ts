@@ -55,13 +55,17 @@ export const stores = pgTable('stores', {
  * own: with thousands of stores every connection built a cache entry per store on first touch
  * (about 0.2 ms each, and memory that grew with the stores). The bump is a statement of its own,
  * so the row lock is held only while it runs, never across a change's transaction, and orders of
- * different products never wait for each other on it. Half-filled pages keep a busy store's
+ * different products never wait for each other on it. The row also holds the store's last order
+ * number: a round of orders locks it from the statement that writes them to its commit (one round
+ * at a time per process; see modules/stores/order-numbers.ts). Half-filled pages keep a busy store's
  * bumps on their page (HOT updates: no index entry per bump); the migration sets the fill factor.
  */
 export const storeVersions = pgTable('store_versions', {
   store: text('store').primaryKey().references(() => stores.slug),
   catalog: bigint('catalog', { mode: 'number' }).notNull().default(0),
   holds: bigint('holds', { mode: 'number' }).notNull().default(0),
+  /** The last order number given (modules/stores/order-numbers.ts): a new store's first order is 1001. */
+  lastOrderNumber: integer('last_order_number').notNull().default(1000),
 });
 
 export const tokens = pgTable(
@@ -469,7 +473,7 @@ export const orders = pgTable(
     discountId: uuid('discount_id'),
     discount: jsonb('discount').$type<DiscountSnapshot>(),
     discountTotal: bigint('discount_total', { mode: 'number' }).notNull().default(0),
-    /** What the shopper quotes: unique per store, from 1001, taken from the store's `order_number_<slug>` sequence. */
+    /** What the shopper quotes: unique per store, from 1001, taken from the store's counter (store_versions). */
     number: integer('number').notNull(),
     email: text('email'),
     /** As placed: the store's currency then, whether its prices held the tax, the shipping and the taxes. */

@@ -3,7 +3,7 @@ import { sql } from 'drizzle-orm';
 import { arrayOf, besideCounts, besideCtes, checkBeside, jsonb, nothing, part, prepared, queryRows, storeKeys, together, type BesideWrite, type Executor, type Part } from '../../db/client.js';
 import type { DiscountSnapshot, ProductSnapshot, ShippingSnapshot, TaxLineSnapshot } from '../../db/schema.js';
 import { toIso } from '../../lib/time.js';
-import { nextOrderNumber } from '../stores/index.js';
+import { orderNumbersCtes } from '../stores/index.js';
 import type { OrderStatus } from './schemas.js';
 
 export interface OrderRow {
@@ -80,8 +80,8 @@ export async function insertStoresOrders(
             as o(store text, rank int, id uuid, "customerId" uuid, "addressId" uuid, "cartId" uuid, price bigint, "originalPrice" bigint,
                  "discountId" uuid, discount jsonb, "discountTotal" bigint, email text, "clientAddress" text, currency text, "pricesIncludeTax" boolean,
                  shipping jsonb, "shippingTotal" bigint, "taxLines" jsonb, "taxTotal" bigint, "createdAt" timestamptz)),
-        taken as (select w.store, ${nextOrderNumber(sql`w.store`)} as n from (select store, count(*)::int as c from o group by store) w, generate_series(1, w.c)),
-        numbers as (select store, n, row_number() over (partition by store order by n) as rank from taken),
+        counts as (select store, count(*)::int as c from o group by store),
+        ${orderNumbersCtes(sql`counts`)},
         new_orders as (
           insert into orders (store, id, customer_id, address_id, cart_id, price, original_price, discount_id, discount, discount_total,
                               number, email, client_address, currency, prices_include_tax, shipping, shipping_total, tax_lines, tax_total, created_at)
@@ -95,6 +95,9 @@ export async function insertStoresOrders(
           from jsonb_to_recordset(${jsonb(lines)}) as l(store text, "orderId" uuid, quantity int, "unitPrice" int, "linePrice" bigint, product jsonb))
         select id::text as id, number${besideCounts(beside)} from new_orders`),
   );
+  // A store without its store_versions row would get no numbers, and its orders would not be written
+  // while the round's other writes were: the whole round is refused instead (every store is made with the row).
+  if (rows.length !== orders.length) throw new Error(`${orders.length - rows.length} of the round's ${orders.length} orders got no number: a store has no store_versions row`);
   checkBeside(beside, rows[0]!);
   return new Map(rows.map((r) => [r.id, Number(r.number)]));
 }

@@ -6,5 +6,5 @@ export {
 export { catalogVersionOf, createCatalogVersion, holdsVersionOf, markCatalogChanged, markCatalogsChanged, markHoldsChanged } from './catalog-version.js';
 export { hashesEqual, hashSecret, secretsEqual, TOKEN_KINDS, ISSUABLE_TOKEN_KINDS, TOKEN_KIND_NAMES, type IssuableTokenKind, type TokenKind } from './tokens.js';
 export { countStores, findStore, listStoreSlugs, pricingSettingsJson, purgeDeadCustomerTokens, type TokenRow } from './repository.js';
-export { createOrderNumbers, nextOrderNumber } from './order-numbers.js';
+export { orderNumbersCtes } from './order-numbers.js';
 export { getStoreSettings, paymentProvidersOf, pricingSettingsOf, type PricingSettings } from './settings.js';

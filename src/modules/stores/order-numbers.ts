@@ -1,22 +1,30 @@
 /**
- * Order numbers: what a shopper quotes ("order 1042"), unique within a store, from 1001. Each store
- * has a sequence of its own, `order_number_<slug>` (made with the store, like its catalog version),
- * and a round of orders takes its numbers in the statement that writes them: no row lock, so orders of different
- * products, in one process or several, never queue on a per-store row. A rolled-back round leaves a
- * gap (numbers may skip; they never repeat).
+ * Order numbers: what a shopper quotes ("order 1042"), unique within a store, from 1001. A store's
+ * last number given is a column of its row in store_versions (made with the store), and a round of
+ * orders takes its numbers in the statement that writes them: each store's counter moves by its
+ * orders of the round, once. The row stays locked until the round commits, so the rounds of two
+ * processes placing orders in one store take their numbers one after the other, in commit order; a
+ * process runs one round of orders at a time, so its own never wait on each other. A rolled-back
+ * round gives its numbers back; a committed one never does (numbers may skip; they never repeat).
+ *
+ * It was a sequence per store: a connection that numbers the orders of 2,000 stores opens 2,000
+ * relations, each built into its cache and its file opened on first use, which made the database's
+ * time per order a third higher spread over 2,000 stores than on one (docs/performance.md).
  */
 import { sql, type SQL } from 'drizzle-orm';
-import type { Executor } from '../../db/client.js';
-
-const numberSequence = (store: SQL): SQL => sql`quote_ident('order_number_' || ${store})::regclass`;
-
-/** Makes a new store's order number sequence; in the transaction that creates the store (its slug is checked). */
-export async function createOrderNumbers(db: Executor, store: string): Promise<void> {
-  await db.execute(sql.raw(`create sequence "order_number_${store.replaceAll('"', '""')}" start with 1001`));
-}
 
 /**
- * The next number of the store a column names, as an SQL expression: for the statement that writes
- * a round's orders, so numbering them costs no round trip of its own.
+ * The CTEs that number a round's orders, for the statement that writes them (so numbering costs
+ * no round trip of its own). `counts` names a CTE of `(store, c)`: how many orders each store places.
+ * They define `numbers (store, n, rank)`: a store's `rank`-th order of the round is numbered `n`.
+ * The stores' rows are locked in store order, as the catalog bumps lock them, so rounds of several
+ * processes over overlapping stores wait for each other instead of deadlocking.
  */
-export const nextOrderNumber = (store: SQL): SQL => sql`nextval(${numberSequence(store)})::int`;
+export const orderNumbersCtes = (counts: SQL): SQL => sql`
+  numbered_stores as (
+    select v.store from store_versions v where v.store = any(array(select store from ${counts})) order by v.store for no key update),
+  numbered as (
+    update store_versions v set last_order_number = v.last_order_number + w.c from ${counts} w
+    where v.store = w.store and v.store = any(array(select store from numbered_stores))
+    returning v.store, v.last_order_number - w.c as before, w.c),
+  numbers as (select x.store, x.before + g.rank as n, g.rank from numbered x, generate_series(1, x.c) g(rank))`;

@@ -4,7 +4,6 @@ import { AppError } from '../../plugins/errors.js';
 import { toIso } from '../../lib/time.js';
 import * as repo from './repository.js';
 import { createCatalogVersion } from './catalog-version.js';
-import { createOrderNumbers } from './order-numbers.js';
 import { hashSecret, newSecret, storeOfSecret, type IssuableTokenKind, type TokenKind } from './tokens.js';
 
 export const STORE_SLUG_PATTERN = /^[a-z0-9][a-z0-9-]{1,62}$/;
@@ -36,7 +35,6 @@ export async function createStore(db: Executor, slug: string, name?: string): Pr
     return await db.transaction(async (tx) => {
       const store = await repo.insertStore(tx, slug, name ?? slug);
       await createCatalogVersion(tx, slug);
-      await createOrderNumbers(tx, slug);
       const admin = newSecret('admin', slug);
       const storefront = newSecret('storefront', slug);
       await repo.insertToken(tx, { store: slug, kind: 'admin', secretHash: hashSecret(admin) });
