@@ -113,7 +113,12 @@ test('a round\'s stock update over several stores finds each (store, product) by
   try {
     const plan = (await queryRows<{ 'QUERY PLAN': string }>(database.db, sql.raw(`explain execute ${update.name}(${update.types.map((type) => values[type]!).join(', ')})`)))
       .map((r) => r['QUERY PLAN']).join('\n');
-    assert.doesNotMatch(plan, /Seq Scan on products|= ANY/, plan);
+    assert.doesNotMatch(plan, /Seq Scan on products/, plan);
+    // The one `= ANY` the statement may have is the stores' order number counters, found by their key.
+    const lines = plan.split('\n');
+    lines.forEach((line, i) => {
+      if (/= ANY/.test(line)) assert.match(lines[i - 1] ?? '', /on store_versions(_pkey)? /, plan);
+    });
     assert.match(plan, /Index Scan using products_store_id_pk on products p\b/, plan);
     assert.match(plan, /Index Cond: \(\(store = \w+\.store\) AND \(id = \w+\.id\)\)/, plan);
   } finally {

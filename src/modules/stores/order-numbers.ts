@@ -8,8 +8,9 @@
  * round gives its numbers back; a committed one never does (numbers may skip; they never repeat).
  *
  * It was a sequence per store: a connection that numbers the orders of 2,000 stores opens 2,000
- * relations, each built into its cache and its file opened on first use, which made the database's
- * time per order a third higher spread over 2,000 stores than on one (docs/performance.md).
+ * relations, each built into its cache (memory that grew with the stores) and its file opened on
+ * first use, measured at a third to a half of what a spread order costs the database more than one
+ * of a single store (docs/performance.md).
  */
 import { sql, type SQL } from 'drizzle-orm';
 
