@@ -82,6 +82,21 @@ test("a request of one store that fails never fails another store's request in t
   assert.equal((await eventsOf(shops[1]!.store)).filter((e) => e.type === 'order.created').length, 6);
 });
 
+test('a store without its versions row (so no order number counter) gets no order and keeps its stock; a store beside it in the round is served', async () => {
+  const [broken, healthy] = await storesOfOneShard(t, 2);
+  const shops = await Promise.all([broken!, healthy!].map(async (store) => ({ store, product: await createProduct(t, store, { quantity: 50 }), ...(await createAddress(t, store)) })));
+  // Every store is made with its row. Without it, the broken store's orders would get no number
+  // while the round's stock was taken in the same statement, and the healthy store's orders would
+  // still be written: the round is refused whole, and each store then runs on its own.
+  await t.database.db.execute(sql`delete from store_versions where store = ${broken!.slug}`);
+  const sent = Array.from({ length: 12 }, (_, i) => shops[i % 2]!);
+  const answers = await Promise.all(sent.map((shop) => placeOrder(t, shop.store, shop.customer, { address: shop.address.id, products: [{ id: shop.product.id, quantity: 1 }] })));
+  answers.forEach((r, i) => assert.equal(r.status, sent[i] === shops[0] ? 500 : 201, r.text));
+  assert.equal(await stockOf(t, shops[0]!.store, shops[0]!.product.id), 50);
+  assert.equal(await stockOf(t, shops[1]!.store, shops[1]!.product.id), 44);
+  assert.equal((await eventsOf(shops[0]!.store)).filter((e) => e.type === 'order.created').length, 0);
+});
+
 test("a cart of one store whose write fails never fails another store's carts in the same round", async () => {
   const [broken, healthy] = await storesOfOneShard(t, 2);
   const products = await Promise.all([broken!, healthy!].map((store) => createProduct(t, store, { quantity: 50 })));
