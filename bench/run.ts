@@ -1132,14 +1132,10 @@ for (const run of runs) {
   if (run.replicaReads) {
     lines.push(`Replica runs at ${run.products} products: the ratio is to the same workload on the primary alone; catalog reads by outcome: ${JSON.stringify(run.replicaReads)}.`);
   }
-  const hooked = run.rows.find((r) => r.workload === 'order-spread+webhook');
-  if (hooked?.besideOrders && run.drain) {
-    const { rps, ratio, ratios } = hooked.besideOrders;
-    lines.push(
-      `Webhooks at ${run.products} products: order-spread ${rps} req/s without an endpoint, ${hooked.rps} with one ` +
-        `subscribed to order.created (${ratio}, the median of ${ratios.length} passes: ${ratios.join(', ')}); a backlog of ${run.drain.backlog} deliveries, the first sent ${run.drain.firstAfterMs} ms after ` +
-        `they were due, drained in ${run.drain.seconds} s from then (${run.drain.perSecond}/s).`,
-    );
+  besideOrders('A webhook endpoint subscribed to order.created', 'order-spread+webhook');
+  if (run.drain) {
+    lines.push(`Webhook backlog at ${run.products} products: ${run.drain.backlog} deliveries, the first sent ${run.drain.firstAfterMs} ms after ` +
+      `they were due, drained in ${run.drain.seconds} s from then (${run.drain.perSecond}/s).`);
   }
 }
 const find = (products: number, workload: string) => runs.find((r) => r.products === products)?.rows.find((x) => x.workload === workload);

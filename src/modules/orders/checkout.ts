@@ -109,7 +109,7 @@ const linesFrom = (carts: Map<string, OrderableCart>) => (r: OrderRequest) => (r
 /**
  * Decides and writes a round of orders of one store or several (the stores sorted): each read and
  * each write is one statement over all the round's stores, its row locks in (store, id) order, kind
- * by kind (carts, then products, then codes), as every round takes them; each store's orders are
+ * by kind (carts, then products, then codes, then the stores' order number counters), as every round takes them; each store's orders are
  * still decided on their own, against their store's rows only. One list of outcomes per store.
  */
 export async function placeStoresOrders(tx: Executor, stores: Array<StoreJobs<OrderRequest>>, policy: OrderPolicy): Promise<Array<Array<Outcome<Placed>>>> {
@@ -161,8 +161,9 @@ export async function placeStoresOrders(tx: Executor, stores: Array<StoreJobs<Or
   const uses = countedUses(decided.flatMap((d) => d.usage.used().map((u) => ({ ...u, store: d.reads.store }))));
   await uses.lock(tx);
   // One statement writes the round: the orders (numbered as they are written, each store's in
-  // arrival order, with no row lock), the stock they take, the carts they complete and the codes'
-  // uses (a code's row locked from there to the commit, the only row it locks that the round had not).
+  // arrival order), the stock they take, the carts they complete and the codes' uses. The rows it
+  // locks that the round had not, each from there to the commit: the stores' number counters (in
+  // store order, the last kind) and a counted code's row.
   const numbers = await repo.insertStoresOrders(tx, orders, decided.flatMap((d) => d.accepted.flatMap((a) => a.snapshots.map((l) => ({ ...l, store: d.reads.store })))),
     [takeStoresStock(takes), ...(completed.write ? [completed.write] : []), ...(uses.write ? [uses.write] : [])]);
   await completed.endHolds(tx);
