@@ -31,10 +31,13 @@ test('reads after an admin edit or an order show the change at once; ETag and 30
   assert.equal(edited.json.products[0].price, 120);
   assert.notEqual(edited.headers.etag, etag);
   const { customer, address } = await createAddress(t, s);
+  // Both answers cached before the order: its own transaction bumps the version (no bump after it).
+  assert.equal((await t.request('GET', `/api/v1/products/${p.slug}`, { token: s.storefront })).json.product.quantity, 10);
   await placeOrder(t, s, customer, { address: address.id, products: [{ id: p.id, quantity: 3 }] });
   const bySlug = await t.request('GET', `/api/v1/products/${p.slug}`, { token: s.storefront });
   assert.equal(bySlug.json.product.quantity, 7, 'the order took stock, and the read shows it');
   assert.equal(bySlug.json.product._count.orders, 1);
+  assert.equal((await t.request('GET', '/api/v1/products', { token: s.storefront })).json.products[0].quantity, 7);
   const other = await createStore(t);
   assert.equal((await t.request('GET', '/api/v1/products', { token: other.storefront })).json.total, 0, 'a cache never crosses stores');
 });

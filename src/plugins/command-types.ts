@@ -64,8 +64,14 @@ export interface Declaration<P extends TSchema, B extends TSchema, Q extends TSc
   /** The refusals it may answer, besides those every route may (400, 401, 403, 429, 503). */
   errors: ErrorCode[];
   idempotent?: boolean;
-  /** A success alters catalog answers: the store's catalog version is bumped before answering. */
-  changesCatalog?: boolean;
+  /**
+   * A success alters catalog answers: the store's catalog version is bumped before answering. `true`:
+   * the pipeline bumps it after the commit. `'in-transaction'`: the command's own transaction bumps
+   * it, under a lock of the version's row it holds to the commit anyway (orders, with their numbers),
+   * which saves the pipeline's statement and its wait for that lock; with read replicas the pipeline
+   * still bumps after the commit, since that statement's WAL position is what a replica must reach.
+   */
+  changesCatalog?: boolean | 'in-transaction';
   /** The only event types its work may record. */
   events?: readonly EventType[];
   /** A success counts in this business metric (plugins/metrics.ts). */

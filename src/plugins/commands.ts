@@ -81,11 +81,12 @@ export function registerCommand<P extends TSchema, B extends TSchema, Q extends 
     };
   }
 
+  const bumpsAfterCommit = command.changesCatalog === true || (command.changesCatalog === 'in-transaction' && app.replicaReads !== null);
   const route: RouteOptions = {
     method: command.method,
     url: command.url,
     config: {
-      command: { operationId: command.operationId, changesCatalog: command.changesCatalog === true, counts: command.counts },
+      command: { operationId: command.operationId, changesCatalog: command.changesCatalog === true || command.changesCatalog === 'in-transaction', counts: command.counts },
       idempotent: command.idempotent === true, extraLimit: command.limit, triesDiscountCode: command.triesDiscountCode,
     },
     // Only the parts the command has: Fastify warns of a schema part that is present but undefined.
@@ -115,7 +116,7 @@ export function registerCommand<P extends TSchema, B extends TSchema, Q extends 
         throw error;
       }
       const replayed = 'replayed' in answer && answer.replayed;
-      if ((command.changesCatalog || changedCatalog(answer)) && store && !replayed) await bump(app, request, store, 'catalog');
+      if ((bumpsAfterCommit || changedCatalog(answer)) && store && !replayed) await bump(app, request, store, 'catalog');
       else if (changedHolds(answer) && store && !replayed) await bump(app, request, store, 'holds');
       if ('value' in answer) return reply.send(answer.value);
       if (replayed) reply.header('idempotent-replayed', 'true');

@@ -21,7 +21,7 @@ const orderRoutes: FastifyPluginAsyncTypebox = async (app) => {
     params: CustomerParams, body: S.CreateOrderBody, status: 201, response: S.OrderEnvelope,
     errors: ['NOT_FOUND', 'CART_EXPIRED', 'CART_NOT_PENDING', 'ADDRESS_NOT_FOUND', 'INSUFFICIENT_STOCK', 'PRODUCT_UNAVAILABLE', 'QUANTITY_LIMIT_EXCEEDED', 'DISCOUNT_NOT_APPLICABLE', 'SHIPPING_REQUIRED', 'SHIPPING_NOT_AVAILABLE'],
     triesDiscountCode: (body) => (body as { discountCode?: string }).discountCode !== undefined,
-    idempotent: true, changesCatalog: true, events: ['order.created', 'product.out_of_stock'], counts: 'orders', limit: 'orders',
+    idempotent: true, changesCatalog: 'in-transaction', events: ['order.created', 'product.out_of_stock'], counts: 'orders', limit: 'orders',
     // Before the schema's oneOf, whose failure would name a branch rather than the rule.
     preValidation: async (request) => assertOneSource(request.body),
     prepare: ({ params, body, principal, client }) => orderRequestOf(params.customer, body, { guest: principal?.kind === 'customer' && principal.guest, client }),

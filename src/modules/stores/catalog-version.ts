@@ -5,7 +5,9 @@
  * `changesCatalog`; the write pipeline does it), so a read that starts after the answer, in any
  * process, reads the new version and never an answer computed before the change. The bump is a
  * statement of its own: the row is locked only while it runs, never across a change's
- * transaction, so orders of different products never queue on it.
+ * transaction. Orders are the exception: their round locks these rows to its commit for their
+ * numbers anyway, and bumps the version in that same update (order-numbers.ts), so the new version
+ * becomes visible with the stock it took.
  *
  * Checkout holds change only the products they hold, and a storefront under attack may hold and
  * release many times a second, so they have a version of their own, `holds`, bumped the same way:
