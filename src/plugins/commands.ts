@@ -86,7 +86,7 @@ export function registerCommand<P extends TSchema, B extends TSchema, Q extends 
     method: command.method,
     url: command.url,
     config: {
-      command: { operationId: command.operationId, changesCatalog: command.changesCatalog === true || command.changesCatalog === 'in-transaction', counts: command.counts },
+      command: { operationId: command.operationId, changesCatalog: Boolean(command.changesCatalog), counts: command.counts },
       idempotent: command.idempotent === true, extraLimit: command.limit, triesDiscountCode: command.triesDiscountCode,
     },
     // Only the parts the command has: Fastify warns of a schema part that is present but undefined.
