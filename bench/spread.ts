@@ -1,19 +1,27 @@
 /**
  * Many stores in the benchmark (`--stores N`): N stores seeded straight into the tables in a few
  * set-based statements (2,000 stores take seconds, not 2,000 API calls), each with its own tokens,
- * a catalog of `--products / N` products (at least 10), a customer with an address and carts to
- * order, add to and hold. The write and read workloads then pick a store at random per request
+ * a catalog of `--products / N` products (at least 10), customers (2,000 over all the stores, at
+ * least one each) with a token and an address each, and carts to order, add to and hold. The write and read workloads then pick a store at random per request
  * (its token, its paths, its bodies), so every request of a round may be of another store.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import { queryRows, type Database } from '../src/db/client.js';
+
+export interface SpreadCustomer {
+  id: string;
+  /** A token of this customer. */
+  token: string;
+  addressId: string;
+}
 
 export interface SpreadStore {
   store: string;
   storefront: string;
-  /** A customer token of `customerId`. */
-  customer: string;
+  /** The store's customers, each with a token and an address: the orders are placed by them. */
+  customers: SpreadCustomer[];
+  /** The first customer's id and address: the bare-SQL ceiling's orders are its. */
   customerId: string;
   addressId: string;
   productIds: string[];
@@ -25,12 +33,14 @@ export interface SpreadStore {
 }
 
 /** Totals over all the stores, whatever their number: so one store and 2,000 are offered the same work. */
-// Order carts for three passes of order-from-cart (bench/run.ts) at up to 2,500 orders a second.
-const ORDER_CARTS = 100000;
+// Order carts for five passes of order-from-cart (bench/run.ts) at up to 2,500 orders a second.
+const ORDER_CARTS = 170000;
 const ADD_CARTS = 5000;
 const HOLD_CARTS = 2000;
 const HISTORY = 20000;
-const CUSTOMER = '11111111-2222-4333-8444-555555555555';
+// A shopper per store when spread: one store gets as many, or its orders would all be one
+// customer's, one token and one address read once per round, as no busy store's are.
+const CUSTOMERS = 2000;
 
 const secret = (prefix: string, store: string) => `${prefix}_${store}_${randomBytes(32).toString('base64url')}`;
 const hash = (s: string) => createHash('sha256').update(s).digest('hex');
@@ -43,21 +53,30 @@ const perStore = (total: number, stores: number) => Math.max(1, Math.ceil(total 
 export async function seedSpread(db: Database, prefix: string, count: number, products: number): Promise<SpreadStore[]> {
   const catalog = Math.max(10, Math.floor(products / count));
   const slugs = Array.from({ length: count }, (_, i) => `${prefix}-${i + 1}`);
-  const tokens = slugs.map((store) => ({ store, storefront: secret('sf', store), customer: secret('cus', store) }));
+  const tokens = slugs.map((store) => ({
+    store, storefront: secret('sf', store),
+    customers: Array.from({ length: perStore(CUSTOMERS, count) }, () => ({ id: randomUUID(), token: secret('cus', store) })),
+  }));
   await db.execute(sql`insert into stores (slug, name) select s, 'Spread ' || s from unnest(${textArray(slugs)}) s`);
   // What a store is made with beside its row: its versions row (with its order number counter).
   await db.execute(sql`insert into store_versions (store) select s from unnest(${textArray(slugs)}) s`);
+  const made = tokens.flatMap((t) => [
+    { store: t.store, kind: 'storefront', hash: hash(t.storefront), customer: 'none' },
+    ...t.customers.map((c) => ({ store: t.store, kind: 'customer', hash: hash(c.token), customer: c.id })),
+  ]);
   await db.execute(sql`insert into tokens (store, kind, secret_hash, customer_id, expires_at)
-    select t.store, t.kind, t.hash, case when t.kind = 'customer' then ${CUSTOMER}::uuid end, case when t.kind = 'customer' then now() + interval '30 days' end
-    from unnest(${textArray(tokens.flatMap((t) => [t.store, t.store]))}, ${textArray(tokens.flatMap(() => ['storefront', 'customer']))},
-                ${textArray(tokens.flatMap((t) => [hash(t.storefront), hash(t.customer)]))}) as t(store, kind, hash)`);
+    select t.store, t.kind, t.hash, nullif(t.customer, 'none')::uuid, case when t.kind = 'customer' then now() + interval '30 days' end
+    from unnest(${textArray(made.map((t) => t.store))}, ${textArray(made.map((t) => t.kind))}, ${textArray(made.map((t) => t.hash))},
+                ${textArray(made.map((t) => t.customer))}) as t(store, kind, hash, customer)`);
   await db.execute(sql`insert into products (store, status, name, slug, description, price, quantity, sku, created_at)
     select s, 'ACTIVE', 'Linen shirt ' || i, 'product-' || i, '<p>Product ' || i || '</p>', 100 + (i * 37) % 10000, 1000000000, 'SKU-' || i, now() - make_interval(secs => i)
     from unnest(${textArray(slugs)}) s, generate_series(1, ${catalog}) i`);
   // The carts below find their products by slug: without statistics the planner expects a few rows and joins by scanning.
   await db.execute(sql`analyze products`);
+  const shoppers = tokens.flatMap((t) => t.customers.map((c) => ({ store: t.store, id: c.id })));
   await db.execute(sql`insert into addresses (store, customer_id, zipcode, street, state, city, country, number)
-    select s, ${CUSTOMER}, '01001-000', 'Rua A', 'SP', 'São Paulo', 'BR', '10' from unnest(${textArray(slugs)}) s`);
+    select s, c::uuid, '01001-000', 'Rua A', 'SP', 'São Paulo', 'BR', '10'
+    from unnest(${textArray(shoppers.map((c) => c.store))}, ${textArray(shoppers.map((c) => c.id))}) as x(s, c)`);
   // Carts of each store, each line a product of its own store: `kind` says which pool a cart is in.
   await db.execute(sql`create temporary table if not exists spread_carts (store text, kind text, id uuid)`);
   await db.execute(sql`truncate spread_carts`);
@@ -79,7 +98,8 @@ export async function seedSpread(db: Database, prefix: string, count: number, pr
     history as (
       insert into orders (store, customer_id, address_id, price, status, created_at, number)
       select a.store, a.customer_id, a.id, 100, 'FULFILLED', now() - make_interval(hours => k), counter.before + k
-      from addresses a join counter on counter.store = a.store, generate_series(1, ${perStore(HISTORY, count)}) k
+      from (select distinct on (store) store, customer_id, id from addresses where store = any(${textArray(slugs)}) order by store, id) a
+        join counter on counter.store = a.store, generate_series(1, ${perStore(HISTORY, count)}) k
       returning id, store)
     insert into order_lines (store, order_id, product_id, quantity, unit_price, line_price, product)
     select h.store, h.id, p.id, 1, 100, 100, jsonb_build_object('id', p.id, 'name', p.name, 'price', 100)
@@ -96,10 +116,11 @@ export async function seedSpread(db: Database, prefix: string, count: number, pr
     return byStore;
   };
   const productsOf = await rows(sql`select store, id::text from products where store = any(${textArray(slugs)}) order by store, slug`);
-  const addressOf = await rows(sql`select store, id::text from addresses where store = any(${textArray(slugs)})`);
+  const addressOf = new Map((await queryRows<{ customer: string; id: string }>(db, sql`select customer_id::text as customer, id::text from addresses where store = any(${textArray(slugs)})`)).map((r) => [r.customer, r.id]));
   const cartsOf = { order: await rows(sql`select store, id::text from spread_carts where kind = 'order'`), add: await rows(sql`select store, id::text from spread_carts where kind = 'add'`), hold: await rows(sql`select store, id::text from spread_carts where kind = 'hold'`) };
   return tokens.map((t) => ({
-    store: t.store, storefront: t.storefront, customer: t.customer, customerId: CUSTOMER, addressId: addressOf.get(t.store)![0]!,
+    store: t.store, storefront: t.storefront, customers: t.customers.map((c) => ({ ...c, addressId: addressOf.get(c.id)! })),
+    customerId: t.customers[0]!.id, addressId: addressOf.get(t.customers[0]!.id)!,
     productIds: productsOf.get(t.store)!, orderCartIds: cartsOf.order.get(t.store)!, addCartIds: cartsOf.add.get(t.store)!, holdCartIds: cartsOf.hold.get(t.store)!,
   }));
 }
@@ -112,7 +133,7 @@ export interface Target {
 }
 
 const pick = <T>(list: T[]) => list[Math.floor(Math.random() * list.length)]!;
-const orderPath = (s: SpreadStore) => `/api/v1/${s.customerId}/orders`;
+const orderPath = (c: SpreadCustomer) => `/api/v1/${c.id}/orders`;
 
 /**
  * The spread workloads: a few thousand requests drawn at random over the stores (each store's
@@ -131,12 +152,18 @@ export const SPREAD_WORKLOADS: Record<string, { kind: 'read' | 'write'; sequenti
   },
   'order-spread': {
     kind: 'write',
-    targets: (stores) => draw(stores, (s) => ({ token: s.customer, path: orderPath(s), body: JSON.stringify({ address: s.addressId, products: [{ id: pick(s.productIds), quantity: 1 }] }) })),
+    targets: (stores) => draw(stores, (s) => {
+      const c = pick(s.customers);
+      return { token: c.token, path: orderPath(c), body: JSON.stringify({ address: c.addressId, products: [{ id: pick(s.productIds), quantity: 1 }] }) };
+    }),
   },
   'order-from-cart': {
     kind: 'write', sequential: true,
     targets: (stores) => {
-      const all = stores.flatMap((s) => s.orderCartIds.map((id) => ({ token: s.customer, path: orderPath(s), body: JSON.stringify({ id, address: s.addressId }) })));
+      const all = stores.flatMap((s) => s.orderCartIds.map((id, i) => {
+        const c = s.customers[i % s.customers.length]!;
+        return { token: c.token, path: orderPath(c), body: JSON.stringify({ id, address: c.addressId }) };
+      }));
       for (let i = all.length - 1; i > 0; i--) {
         const j = Math.floor(Math.random() * (i + 1));
         [all[i], all[j]] = [all[j]!, all[i]!];
