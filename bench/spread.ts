@@ -2,8 +2,9 @@
  * Many stores in the benchmark (`--stores N`): N stores seeded straight into the tables in a few
  * set-based statements (2,000 stores take seconds, not 2,000 API calls), each with its own tokens,
  * a catalog of `--products / N` products (at least 10), customers (2,000 over all the stores, at
- * least one each) with a token and an address each, and carts to order, add to and hold. The write and read workloads then pick a store at random per request
- * (its token, its paths, its bodies), so every request of a round may be of another store.
+ * least one each) with a token and an address each, and carts to order, add to and hold. The write
+ * and read workloads then pick a store at random per request (its token, its paths, its bodies), so
+ * every request of a round may be of another store.
  */
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { sql } from 'drizzle-orm';
