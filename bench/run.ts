@@ -1000,7 +1000,7 @@ async function benchSpread(products: number): Promise<{ rows: SpreadRow[]; peakR
           console.error(`   ceiling: minimal order transaction spread over ${count} stores`);
           await vacuumBetween();
           const ceiling = await runJson<LoadResult>('bench/ceiling-orders.ts', {
-            databaseUrl: DATABASE_URL, shape: 'spread', store: stores[0]!.store, customerId: stores[0]!.customerId, addressId: stores[0]!.addressId,
+            databaseUrl: DATABASE_URL, shape: 'spread', store: stores[0]!.store, customerId: stores[0]!.customers[0]!.id, addressId: stores[0]!.customers[0]!.addressId,
             productIds: [], rows: ceilingRows(stores), concurrency: CONNECTIONS, warmupSeconds: WARMUP, seconds: SECONDS,
           } satisfies OrderCeilingPlan);
           for (const name of writes) runsOf(name, count).ceilings.push(ceiling);

@@ -20,11 +20,8 @@ export interface SpreadCustomer {
 export interface SpreadStore {
   store: string;
   storefront: string;
-  /** The store's customers, each with a token and an address: the orders are placed by them. */
+  /** The store's customers, each with a token and an address: the orders are placed by them (the bare-SQL ceiling's by the first). */
   customers: SpreadCustomer[];
-  /** The first customer's id and address: the bare-SQL ceiling's orders are its. */
-  customerId: string;
-  addressId: string;
   productIds: string[];
   /** Carts to order, each once (order-from-cart). */
   orderCartIds: string[];
@@ -75,9 +72,10 @@ export async function seedSpread(db: Database, prefix: string, count: number, pr
   // The carts below find their products by slug: without statistics the planner expects a few rows and joins by scanning.
   await db.execute(sql`analyze products`);
   const shoppers = tokens.flatMap((t) => t.customers.map((c) => ({ store: t.store, id: c.id })));
-  await db.execute(sql`insert into addresses (store, customer_id, zipcode, street, state, city, country, number)
+  const addressOf = new Map((await queryRows<{ customer: string; id: string }>(db, sql`insert into addresses (store, customer_id, zipcode, street, state, city, country, number)
     select s, c::uuid, '01001-000', 'Rua A', 'SP', 'São Paulo', 'BR', '10'
-    from unnest(${textArray(shoppers.map((c) => c.store))}, ${textArray(shoppers.map((c) => c.id))}) as x(s, c)`);
+    from unnest(${textArray(shoppers.map((c) => c.store))}, ${textArray(shoppers.map((c) => c.id))}) as x(s, c)
+    returning customer_id::text as customer, id::text`)).map((r) => [r.customer, r.id]));
   // Carts of each store, each line a product of its own store: `kind` says which pool a cart is in.
   await db.execute(sql`create temporary table if not exists spread_carts (store text, kind text, id uuid)`);
   await db.execute(sql`truncate spread_carts`);
@@ -117,11 +115,9 @@ export async function seedSpread(db: Database, prefix: string, count: number, pr
     return byStore;
   };
   const productsOf = await rows(sql`select store, id::text from products where store = any(${textArray(slugs)}) order by store, slug`);
-  const addressOf = new Map((await queryRows<{ customer: string; id: string }>(db, sql`select customer_id::text as customer, id::text from addresses where store = any(${textArray(slugs)})`)).map((r) => [r.customer, r.id]));
   const cartsOf = { order: await rows(sql`select store, id::text from spread_carts where kind = 'order'`), add: await rows(sql`select store, id::text from spread_carts where kind = 'add'`), hold: await rows(sql`select store, id::text from spread_carts where kind = 'hold'`) };
   return tokens.map((t) => ({
     store: t.store, storefront: t.storefront, customers: t.customers.map((c) => ({ ...c, addressId: addressOf.get(c.id)! })),
-    customerId: t.customers[0]!.id, addressId: addressOf.get(t.customers[0]!.id)!,
     productIds: productsOf.get(t.store)!, orderCartIds: cartsOf.order.get(t.store)!, addCartIds: cartsOf.add.get(t.store)!, holdCartIds: cartsOf.hold.get(t.store)!,
   }));
 }
@@ -182,4 +178,4 @@ function draw(stores: SpreadStore[], make: (s: SpreadStore) => Target): Target[]
 
 /** The rows the bare-SQL ceiling spreads its orders over: every product of every store. */
 export const ceilingRows = (stores: SpreadStore[]) =>
-  stores.flatMap((s) => s.productIds.map((productId) => ({ store: s.store, customerId: s.customerId, addressId: s.addressId, productId })));
+  stores.flatMap((s) => s.productIds.map((productId) => ({ store: s.store, customerId: s.customers[0]!.id, addressId: s.customers[0]!.addressId, productId })));
