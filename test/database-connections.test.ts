@@ -2,7 +2,8 @@
  * The service's PostgreSQL connections: with DB_PREPARED_STATEMENTS=false no named prepared
  * statement is left on the server (PgBouncer's transaction mode cannot keep them), and a connection
  * whose server turned read-only, as a primary demoted in a failover does, answers 503 rather than
- * 500 and is dropped, so that the next request finds the primary.
+ * 500 and is dropped, so that the next request finds the primary. A transaction's BEGIN is written
+ * without waiting for its answer, and the transaction is still one.
  */
 import { randomUUID } from 'node:crypto';
 import { after, test } from 'node:test';
@@ -10,6 +11,7 @@ import assert from 'node:assert/strict';
 import { sql } from 'drizzle-orm';
 import { openDatabase, queryRows } from '../src/db/client.js';
 import { postgresErrorCode } from '../src/db/errors.js';
+import { drizzleOver, openPool } from '../src/db/postgres-pool.js';
 import { startAppOn } from './support/app.js';
 import { TEST_DATABASE_URL, TEST_PREPARED_STATEMENTS } from './support/database.js';
 import { assertProblem, createProduct, createStore, type TestStore } from './support/factories.js';
@@ -59,6 +61,58 @@ test('an order\'s statements are prepared once on the connection, and the next o
   await orderOf(t, store, [a!, b!]);
   await orderOf(t, store, [b!]);
   assert.deepEqual(await prepared(), first);
+});
+
+test('a transaction\'s BEGIN goes in its first statement\'s round trip, and that statement runs inside the transaction', { skip }, async () => {
+  // The server's answers a transaction of two statements waits for: BEGIN's own and the others'.
+  const pool = await openPool(TEST_DATABASE_URL!, { preparedStatements: TEST_PREPARED_STATEMENTS, poolSize: 1 });
+  const client = await pool.connect();
+  let answers = 0;
+  (client as unknown as { connection: { on(event: string, f: () => void): void } }).connection.on('readyForQuery', () => answers++);
+  await drizzleOver(client).transaction(async (tx) => {
+    await tx.execute(sql`select ${1}::int`);
+    await tx.execute(sql`select ${2}::int`);
+  });
+  // With DB_PREPARED_STATEMENTS=false (a transaction pooler) BEGIN goes alone, as it always did.
+  assert.equal(answers, TEST_PREPARED_STATEMENTS ? 3 : 4);
+  // A BEGIN that fails (here on a connection left in an aborted transaction) fails its statement,
+  // which the server skips, and the connection goes on once that transaction is rolled back.
+  await client.query('BEGIN');
+  await assert.rejects(client.query('select 1/0'));
+  await client.query({ text: 'begin' });
+  await assert.rejects(client.query({ text: 'select $1::int as n', values: [1] }), /aborted/);
+  await client.query('ROLLBACK');
+  assert.deepEqual((await client.query({ text: 'select $1::int as n', values: [2] })).rows, [{ n: 2 }]);
+  client.release();
+  await pool.end();
+
+  const database = await openDatabase({ url: TEST_DATABASE_URL!, poolSize: 1, preparedStatements: TEST_PREPARED_STATEMENTS });
+  const table = `begun_${randomUUID().replaceAll('-', '')}`;
+  await database.db.execute(sql.raw(`create table ${table} (n int)`));
+  after(async () => {
+    await database.db.execute(sql.raw(`drop table if exists ${table}`));
+    await database.close();
+  });
+  // The first statement and the next see one transaction: one id, one start time.
+  const ids = await database.db.transaction(async (tx) => {
+    const [first] = await queryRows<{ id: string; at: string }>(tx, sql`select txid_current()::text as id, now()::text as at`);
+    const [second] = await queryRows<{ id: string; at: string }>(tx, sql`select txid_current()::text as id, now()::text as at`);
+    return [first, second];
+  });
+  assert.deepEqual(ids[0], ids[1]);
+  // A transaction that fails takes its first statement's write back with it.
+  await assert.rejects(database.db.transaction(async (tx) => {
+    await tx.execute(sql.raw(`insert into ${table} values (1)`));
+    throw new Error('abandoned');
+  }), /abandoned/);
+  // Many at once on the one connection: each commits or rolls back whole.
+  await Promise.all(Array.from({ length: 20 }, (_, i) => database.db.transaction(async (tx) => {
+    await tx.execute(sql.raw(`insert into ${table} values (${i})`));
+    await tx.execute(sql.raw(`insert into ${table} values (${i})`));
+    if (i % 2 === 1) throw new Error('odd');
+  }).catch(() => undefined)));
+  const rows = await queryRows<{ n: number; c: number }>(database.db, sql.raw(`select n, count(*)::int as c from ${table} group by n order by n`));
+  assert.deepEqual(rows, [0, 2, 4, 6, 8, 10, 12, 14, 16, 18].map((n) => ({ n, c: 2 })));
 });
 
 test('with prepared statements (the default) the token lookup is prepared on the connection', { skip: poolerSkip }, async () => {

@@ -71,10 +71,48 @@ function nameOfStatement(text: string): string | undefined {
   return name;
 }
 
+/** What Drizzle's `begin` is answered with before the server has answered it: BEGIN has no rows. */
+const BEGUN = Object.freeze({ command: 'BEGIN', rowCount: null, oid: 0, rows: [], fields: [] });
+
+/** The parts of node-postgres' connection that a query writes its messages with. */
+interface Wire {
+  parse(message: { text: string; name?: string }): void;
+  bind(message: { portal?: string; statement?: string; values?: unknown[] }): void;
+  execute(message: { portal?: string }): void;
+}
+
+/**
+ * A statement with its transaction's BEGIN written ahead of it in the same messages: the server
+ * runs BEGIN, then the statement, and answers both at the one Sync, in one flush. Should BEGIN fail,
+ * the server skips the statement (everything up to the Sync), so it never runs outside the
+ * transaction. Answers the statement's result alone.
+ */
+class BegunQuery extends pg.Query {
+  prepare(connection: Wire): void {
+    connection.parse({ text: 'begin', name: '' });
+    connection.bind({ portal: '', statement: '', values: [] });
+    connection.execute({ portal: '' });
+    (pg.Query.prototype as unknown as { prepare(connection: Wire): void }).prepare.call(this, connection);
+  }
+}
+
+/** A statement sent by the extended protocol (named, or with values), which BEGIN can go ahead of: never a text of several statements. */
+function isExtended(config: Record<string, unknown>, values: unknown): boolean {
+  const list = config.values ?? values;
+  return typeof config.text === 'string' && (Boolean(config.name) || (Array.isArray(list) && list.length > 0));
+}
+
 /**
  * Wraps one connection's `query`: names a statement marked as of fixed text, or drops every name when
  * `unnamed` (Drizzle names the queries built with `.prepare(name)`), and reports a write refused by a
  * read-only server.
+ *
+ * A transaction's BEGIN (Drizzle's `begin`) is answered at once and written ahead of the
+ * transaction's first statement, in that statement's messages (`BegunQuery`): each round of the
+ * write pipeline is a transaction of a few statements, and this takes one round trip off each. A
+ * first statement that does not go by the extended protocol (no values: it may hold several
+ * statements) gets its BEGIN sent alone first, as always. Behind a transaction pooler (`unnamed`)
+ * BEGIN always goes alone.
  */
 function guardConnection(client: object, { unnamed, onReadOnly }: { unnamed: boolean; onReadOnly: () => void }) {
   const target = client as { query: QueryMethod };
@@ -82,17 +120,36 @@ function guardConnection(client: object, { unnamed, onReadOnly }: { unnamed: boo
   const watch = (error: unknown) => {
     if (postgresErrorCode(error) === READ_ONLY_TRANSACTION) onReadOnly();
   };
+  // A BEGIN answered and not yet sent: it goes with the next statement.
+  let begun = false;
   target.query = (...args) => {
     const config = args[0];
-    if (isPlainObject(config)) {
-      if (unnamed) {
-        if (config.name) args[0] = { ...config, name: undefined };
-      } else if (!config.name && typeof config.text === 'string' && config.text.startsWith(PREPARED_MARK)) {
-        const name = nameOfStatement(config.text);
-        if (name) args[0] = { ...config, name };
-      }
-    }
     const last = args.length - 1;
+    const promised = typeof args[last] !== 'function';
+    if (!unnamed && promised && isPlainObject(config) && config.text === 'begin' && !config.name) {
+      begun = true;
+      return Promise.resolve(BEGUN);
+    }
+    if (begun) {
+      begun = false;
+      if (!(promised && isPlainObject(config) && isExtended(config, args[1]))) {
+        const sent = query({ text: 'begin' }) as Promise<unknown>;
+        if (promised) return sent.then(() => target.query(...args));
+        sent.then(() => target.query(...args), (error: unknown) => (args[last] as (error: unknown) => void)(error));
+        return undefined;
+      }
+      const statement = new BegunQuery(namedConfig(config, unnamed) as unknown as pg.QueryConfig, args[1]) as BegunQuery & { callback: (error: Error | null, results: unknown) => void };
+      return new Promise((resolve, reject) => {
+        statement.callback = (error, results) => {
+          if (error) {
+            watch(error);
+            reject(error);
+          } else resolve(Array.isArray(results) ? results[results.length - 1] : results);
+        };
+        query(statement);
+      });
+    }
+    if (isPlainObject(config)) args[0] = namedConfig(config, unnamed);
     const callback = args[last];
     if (typeof callback === 'function') {
       args[last] = (error: unknown, result: unknown) => {
@@ -105,6 +162,16 @@ function guardConnection(client: object, { unnamed, onReadOnly }: { unnamed: boo
     if (result instanceof Promise) result.catch(watch);
     return result;
   };
+}
+
+/** A query's config as this connection sends it: a statement marked as of fixed text named, or no name at all when `unnamed`. */
+function namedConfig(config: Record<string, unknown>, unnamed: boolean): Record<string, unknown> {
+  if (unnamed) return config.name ? { ...config, name: undefined } : config;
+  if (!config.name && typeof config.text === 'string' && config.text.startsWith(PREPARED_MARK)) {
+    const name = nameOfStatement(config.text);
+    if (name) return { ...config, name };
+  }
+  return config;
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
