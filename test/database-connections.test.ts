@@ -67,24 +67,33 @@ test('a transaction\'s BEGIN goes in its first statement\'s round trip, and that
   // The server's answers a transaction of two statements waits for: BEGIN's own and the others'.
   const pool = await openPool(TEST_DATABASE_URL!, { preparedStatements: TEST_PREPARED_STATEMENTS, poolSize: 1 });
   const client = await pool.connect();
-  let answers = 0;
-  (client as unknown as { connection: { on(event: string, f: () => void): void } }).connection.on('readyForQuery', () => answers++);
-  await drizzleOver(client).transaction(async (tx) => {
-    await tx.execute(sql`select ${1}::int`);
-    await tx.execute(sql`select ${2}::int`);
-  });
-  // With DB_PREPARED_STATEMENTS=false (a transaction pooler) BEGIN goes alone, as it always did.
-  assert.equal(answers, TEST_PREPARED_STATEMENTS ? 3 : 4);
-  // A BEGIN that fails (here on a connection left in an aborted transaction) fails its statement,
-  // which the server skips, and the connection goes on once that transaction is rolled back.
-  await client.query('BEGIN');
-  await assert.rejects(client.query('select 1/0'));
-  await client.query({ text: 'begin' });
-  await assert.rejects(client.query({ text: 'select $1::int as n', values: [1] }), /aborted/);
-  await client.query('ROLLBACK');
-  assert.deepEqual((await client.query({ text: 'select $1::int as n', values: [2] })).rows, [{ n: 2 }]);
-  client.release();
-  await pool.end();
+  try {
+    let answers = 0;
+    (client as unknown as { connection: { on(event: string, f: () => void): void } }).connection.on('readyForQuery', () => answers++);
+    await drizzleOver(client).transaction(async (tx) => {
+      await tx.execute(sql`select ${1}::int`);
+      await tx.execute(sql`select ${2}::int`);
+    });
+    // With DB_PREPARED_STATEMENTS=false (a transaction pooler) BEGIN goes alone, as it always did.
+    assert.equal(answers, TEST_PREPARED_STATEMENTS ? 3 : 4);
+    // A BEGIN that fails (here on a connection left in an aborted transaction) fails the statement it
+    // goes with, which the server skips; alone, it fails itself. The connection goes on once that
+    // transaction is rolled back.
+    await client.query('BEGIN');
+    await assert.rejects(client.query('select 1/0'));
+    const begun = client.query({ text: 'begin' });
+    if (TEST_PREPARED_STATEMENTS) {
+      await begun;
+      await assert.rejects(client.query({ text: 'select $1::int as n', values: [1] }), /aborted/);
+    } else {
+      await assert.rejects(begun, /aborted/);
+    }
+    await client.query('ROLLBACK');
+    assert.deepEqual((await client.query({ text: 'select $1::int as n', values: [2] })).rows, [{ n: 2 }]);
+  } finally {
+    client.release();
+    await pool.end();
+  }
 
   const database = await openDatabase({ url: TEST_DATABASE_URL!, poolSize: 1, preparedStatements: TEST_PREPARED_STATEMENTS });
   const table = `begun_${randomUUID().replaceAll('-', '')}`;
