@@ -4,7 +4,7 @@
  * picks its path or body at random from the plan's lists, or takes them in turn (`sequential`,
  * for bodies that may be used once, like carts to order).
  */
-import { readFileSync } from 'node:fs';
+import { appendFileSync, readFileSync } from 'node:fs';
 import http from 'node:http';
 import autocannon from 'autocannon';
 
@@ -81,11 +81,17 @@ async function paced(plan: LoadPlan, seconds: number): Promise<LoadResult> {
   const url = new URL(plan.url);
   const latencies: number[] = [];
   const statusCodes: Record<string, number> = {};
+  // With BENCH_TRACE set, each request's due time (epoch ms), how late it was sent and how long its
+  // answer took once sent, appended to that file: a tail then shows whether it came from this process
+  // falling behind or from the service, and when, to set beside PostgreSQL's log.
+  const trace: string[] | null = process.env.BENCH_TRACE ? [] : null;
+  const epoch = Date.now() - performance.now();
   let errors = 0;
   const count = Math.round(plan.rate! * seconds);
   const interval = 1000 / plan.rate!;
   const send = (due: number) =>
     new Promise<void>((resolve) => {
+      const sent = performance.now();
       const { path, headers, body } = requestOf(plan, turn++);
       if (body !== undefined) headers['content-length'] = String(Buffer.byteLength(body));
       let settled = false;
@@ -96,6 +102,7 @@ async function paced(plan: LoadPlan, seconds: number): Promise<LoadResult> {
         if (answered !== null) {
           statusCodes[String(answered)] = (statusCodes[String(answered)] ?? 0) + 1;
           latencies.push(performance.now() - due);
+          trace?.push(`${(epoch + due).toFixed(1)}\t${(sent - due).toFixed(1)}\t${(performance.now() - sent).toFixed(1)}\t${answered}`);
         }
         resolve();
       };
@@ -121,6 +128,7 @@ async function paced(plan: LoadPlan, seconds: number): Promise<LoadResult> {
   }
   await Promise.all(pending);
   agent.destroy();
+  if (trace) appendFileSync(process.env.BENCH_TRACE!, `# ${plan.rate}/s for ${seconds} s\n${trace.join('\n')}\n`);
   latencies.sort((a, b) => a - b);
   const at = (q: number) => Math.round(latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0);
   return { requests: latencies.length, rps: Math.round(latencies.length / seconds), p50: at(0.5), p99: at(0.99), errors, statusCodes };
