@@ -1,12 +1,15 @@
 /**
- * What a transaction's BEGIN costs: `npx tsx bench/begin-latency.ts [delay ms] [nagle|nodelay] [statements]`.
+ * What a transaction's BEGIN and COMMIT cost: `npx tsx bench/begin-latency.ts [delay ms] [nagle|nodelay] [statements]`.
  * Transactions of `statements` prepared selects, one after another on one connection of the service's
  * pool, through a TCP proxy that delays every chunk by `delay` ms each way (Nagle's algorithm on or
- * off on both its sockets), once with BEGIN alone (sent as a plain string, which the pool leaves
- * alone) and once as Drizzle sends it (`begin`, which the pool writes ahead of the first statement).
+ * off on both its sockets): with BEGIN and COMMIT alone (sent as plain strings, which the pool leaves
+ * alone); with BEGIN as Drizzle sends it (`begin`, which the pool writes ahead of the first
+ * statement); and with that and the last statement marked as such (`lastInTransaction`, the pool
+ * writing Drizzle's `commit` after it). Each with its wall time and this process's CPU a transaction.
  * Against BENCH_DATABASE_URL's server (default the local `bench` database).
  */
 import net from 'node:net';
+import { LAST_MARK } from '../src/db/client.js';
 import { openPool } from '../src/db/postgres-pool.js';
 
 const [delay, nagle, statements] = [Number(process.argv[2] ?? 0), process.argv[3] === 'nagle', Number(process.argv[4] ?? 1)];
@@ -30,22 +33,33 @@ proxied.port = String((proxy.address() as net.AddressInfo).port);
 const pool = await openPool(proxied.toString(), { poolSize: 1 });
 const client = await pool.connect();
 
-async function loop(begin: string | { text: string }, count: number): Promise<number> {
+type Mode = 'alone' | 'begin' | 'both';
+
+async function loop(mode: Mode, count: number): Promise<{ wall: number; cpu: number }> {
   const started = performance.now();
+  const cpu = process.cpuUsage();
   for (let i = 0; i < count; i++) {
-    await client.query(begin as string);
-    for (let s = 0; s < statements; s++) await client.query({ name: 'begin_latency', text: 'select $1::int', values: [i] });
-    await client.query('commit');
+    await client.query(mode === 'alone' ? 'BEGIN' : ({ text: 'begin' } as unknown as string));
+    for (let s = 0; s < statements; s++) {
+      const last = mode === 'both' && s === statements - 1;
+      await client.query({ name: last ? 'begin_latency_last' : 'begin_latency', text: `${last ? LAST_MARK : ''}select $1::int`, values: [i] });
+    }
+    await client.query(mode === 'alone' ? 'COMMIT' : ({ text: 'commit' } as unknown as string));
   }
-  return (performance.now() - started) / count;
+  const used = process.cpuUsage(cpu);
+  return { wall: (performance.now() - started) / count, cpu: (used.user + used.system) / 1000 / count };
 }
 
 const count = delay > 0 ? 100 : 2000;
-await loop({ text: 'begin' }, 20);
-await loop('BEGIN', 20);
-const alone = await loop('BEGIN', count);
-const merged = await loop({ text: 'begin' }, count);
-console.log(`delay ${delay} ms each way, ${nagle ? 'Nagle on' : 'TCP_NODELAY'}, ${statements} statement(s), ${count} transactions: BEGIN alone ${alone.toFixed(2)} ms, BEGIN with the first statement ${merged.toFixed(2)} ms a transaction`);
+for (const mode of ['both', 'begin', 'alone'] as const) await loop(mode, 20);
+const alone = await loop('alone', count);
+const merged = await loop('begin', count);
+const both = await loop('both', count);
+const shown = (r: { wall: number; cpu: number }) => `${r.wall.toFixed(2)} ms (CPU ${r.cpu.toFixed(3)} ms)`;
+console.log(
+  `delay ${delay} ms each way, ${nagle ? 'Nagle on' : 'TCP_NODELAY'}, ${statements} statement(s), ${count} transactions, a transaction: ` +
+    `BEGIN and COMMIT alone ${shown(alone)}, BEGIN with the first statement ${shown(merged)}, and COMMIT with the last ${shown(both)}`,
+);
 client.release();
 await pool.end();
 proxy.close();

@@ -3,13 +3,14 @@
  * statement is left on the server (PgBouncer's transaction mode cannot keep them), and a connection
  * whose server turned read-only, as a primary demoted in a failover does, answers 503 rather than
  * 500 and is dropped, so that the next request finds the primary. A transaction's BEGIN is written
- * without waiting for its answer, and the transaction is still one.
+ * without waiting for its answer, and a transaction's last statement carries its COMMIT; the
+ * transaction is still one, whole or not at all.
  */
 import { randomUUID } from 'node:crypto';
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sql } from 'drizzle-orm';
-import { openDatabase, queryRows } from '../src/db/client.js';
+import { lastInTransaction, openDatabase, queryRows } from '../src/db/client.js';
 import { postgresErrorCode } from '../src/db/errors.js';
 import { drizzleOver, openPool } from '../src/db/postgres-pool.js';
 import { startAppOn } from './support/app.js';
@@ -124,6 +125,83 @@ test('a transaction\'s BEGIN goes in its first statement\'s round trip, and that
   }).catch(() => undefined)));
   const rows = await queryRows<{ n: number; c: number }>(database.db, sql.raw(`select n, count(*)::int as c from ${table} group by n order by n`));
   assert.deepEqual(rows, [0, 2, 4, 6, 8, 10, 12, 14, 16, 18].map((n) => ({ n, c: 2 })));
+});
+
+test('a transaction\'s last statement carries its COMMIT: one round trip less, and the transaction whole or not at all', { skip }, async () => {
+  const pool = await openPool(TEST_DATABASE_URL!, { preparedStatements: TEST_PREPARED_STATEMENTS, poolSize: 1 });
+  const client = await pool.connect();
+  try {
+    let answers = 0;
+    (client as unknown as { connection: { on(event: string, f: () => void): void } }).connection.on('readyForQuery', () => answers++);
+    await drizzleOver(client).transaction(async (tx) => {
+      await tx.execute(sql`select ${1}::int`);
+      await tx.execute(lastInTransaction(true, sql`select ${2}::int`));
+    });
+    // BEGIN, the first and the last with COMMIT: two answers. Behind a transaction pooler each alone.
+    assert.equal(answers, TEST_PREPARED_STATEMENTS ? 2 : 4);
+    // Committed, not left open: the next statement is a transaction of its own.
+    const [state] = (await client.query<{ fresh: boolean }>('select xact_start = query_start as fresh from pg_stat_activity where pid = pg_backend_pid()')).rows;
+    assert.equal(state!.fresh, true);
+  } finally {
+    client.release();
+    await pool.end();
+  }
+
+  const database = await openDatabase({ url: TEST_DATABASE_URL!, poolSize: 1, preparedStatements: TEST_PREPARED_STATEMENTS });
+  // Another connection, to see only what was committed.
+  const observer = await openDatabase({ url: TEST_DATABASE_URL!, poolSize: 1, preparedStatements: TEST_PREPARED_STATEMENTS });
+  const table = `last_${randomUUID().replaceAll('-', '')}`;
+  // Unique only at commit: a statement that succeeds and a COMMIT that fails.
+  await database.db.execute(sql.raw(`create table ${table} (n int, tx bigint, unique (n) deferrable initially deferred)`));
+  after(async () => {
+    await database.db.execute(sql.raw(`drop table if exists ${table}`));
+    await database.close();
+    await observer.close();
+  });
+  const insert = (n: number) => sql`insert into ${sql.raw(table)} values (${n}, txid_current())`;
+  const last = (n: number) => lastInTransaction(true, insert(n));
+  const committed = async () => (await queryRows<{ n: number; tx: string }>(observer.db, sql.raw(`select n, tx::text from ${table} order by n`)));
+
+  await database.db.transaction(async (tx) => {
+    await tx.execute(insert(1));
+    await tx.execute(last(2));
+  });
+  // A last statement that fails takes the transaction back with it.
+  await assert.rejects(database.db.transaction(async (tx) => {
+    await tx.execute(insert(3));
+    await tx.execute(lastInTransaction(true, sql`insert into ${sql.raw(table)} values (${'four'}::int, 0)`));
+  }), (error) => postgresErrorCode(error) === '22P02');
+  // A COMMIT that fails fails the statement it went with: nothing stays.
+  await assert.rejects(database.db.transaction(async (tx) => {
+    await tx.execute(insert(5));
+    await tx.execute(last(5));
+  }), (error) => postgresErrorCode(error) === '23505');
+  // A statement marked last inside a savepoint is not: the transaction goes on after it, one.
+  await database.db.transaction(async (tx) => {
+    await tx.transaction(async (savepoint) => {
+      await savepoint.execute(last(6));
+    });
+    await tx.execute(insert(7));
+  });
+  // Outside a transaction the mark changes nothing, and the next transaction commits as its own.
+  await database.db.execute(last(8));
+  await database.db.transaction(async (tx) => {
+    await tx.execute(insert(9));
+    await tx.execute(insert(10));
+  });
+  // Many at once on the one connection, the last statement of half of them failing.
+  await Promise.all(Array.from({ length: 10 }, (_, i) => database.db.transaction(async (tx) => {
+    await tx.execute(insert(100 + i));
+    await tx.execute(i % 2 === 1 ? lastInTransaction(true, sql`select 1/0, ${i}::int`) : last(200 + i));
+  }).catch(() => undefined)));
+
+  const rows = await committed();
+  assert.deepEqual(rows.map((r) => r.n), [1, 2, 6, 7, 8, 9, 10, 100, 102, 104, 106, 108, 200, 202, 204, 206, 208]);
+  const txOf = new Map(rows.map((r) => [r.n, r.tx]));
+  for (const [a, b] of [[1, 2], [6, 7], [9, 10], [100, 200], [108, 208]] as const) assert.equal(txOf.get(a), txOf.get(b), `${a} and ${b} in one transaction`);
+  assert.notEqual(txOf.get(8), txOf.get(9));
+  // The connection goes on.
+  assert.deepEqual(await queryRows(database.db, sql`select ${3}::int as n`), [{ n: 3 }]);
 });
 
 test('with prepared statements (the default) the token lookup is prepared on the connection', { skip: poolerSkip }, async () => {

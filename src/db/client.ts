@@ -129,6 +129,23 @@ export function prepared(query: SQL): SQL {
   return marked;
 }
 
+/**
+ * How a statement says it is its transaction's last: the pool writes the transaction's COMMIT in
+ * the same messages, after it (postgres-pool.ts), and answers Drizzle's `commit` at once, so that the
+ * commit costs no round trip of its own. Only the code that ends a transaction marks a statement,
+ * the one after which it returns (the events and kept answers of a command's transaction); the
+ * statement's error is then the commit's too. The embedded database runs it as any other.
+ */
+export const LAST_MARK = '/* last */ ';
+
+/** The statement, marked as its transaction's last when `last` (see LAST_MARK). */
+export function lastInTransaction(last: boolean, query: SQL): SQL {
+  if (!last) return query;
+  const marked = sql`${sql.raw(LAST_MARK)}${query}`;
+  if (preparedQueries.has(query)) preparedQueries.add(marked);
+  return marked;
+}
+
 /** A value as one jsonb parameter (a record set for `jsonb_to_recordset`, a document). */
 export function jsonb(value: unknown): SQL {
   return sql`${JSON.stringify(value)}::jsonb`;

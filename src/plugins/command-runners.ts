@@ -112,7 +112,7 @@ export async function runInTransaction<P extends TSchema, B extends TSchema, Q e
     const context = { tx, record: recorderFor(declared, events, actor), log: request.log, actor };
     if (!claim) {
       const value = await command.run(input, context);
-      if (events.length > 0) await recordEvents(tx, input.store, events);
+      if (events.length > 0) await recordEvents(tx, input.store, events, { last: true });
       return { value };
     }
     let body: string;
@@ -122,11 +122,11 @@ export async function runInTransaction<P extends TSchema, B extends TSchema, Q e
     } catch (error) {
       const { answer, kept } = refusalAnswer(error, { claim, requestId: request.id });
       if (!kept) throw error;
-      await keepAnswers(tx, [{ ...claim, ...kept }]);
+      await keepAnswers(tx, [{ ...claim, ...kept }], { last: true });
       return answer;
     }
     if (events.length > 0) await recordEvents(tx, input.store, events);
-    await keepAnswers(tx, [{ ...claim, status: command.status, body }]);
+    await keepAnswers(tx, [{ ...claim, status: command.status, body }], { last: true });
     return { status: command.status, body, replayed: false };
   });
 }
@@ -209,8 +209,9 @@ export async function runRound<P extends TSchema, B extends TSchema, Q extends T
         if (refused.kept && entry.claim) kept.push({ ...entry.claim, ...refused.kept });
       }
     });
-    await recordStoreEvents(tx, events);
-    await keepAnswers(tx, kept);
+    // Whichever writes last carries the COMMIT (client.ts `lastInTransaction`).
+    await recordStoreEvents(tx, events, { last: needsTransaction && kept.length === 0 });
+    await keepAnswers(tx, kept, { last: needsTransaction });
     return answers.map((answer): Outcome<Answer> => ({ ok: true, value: answer! }));
   };
   return needsTransaction ? app.db.transaction(round) : round(app.db);

@@ -21,7 +21,7 @@ export async function withRecordedEvents<T>(db: Database, store: string, work: (
   return db.transaction(async (tx) => {
     const events: Array<{ type: EventType; data: unknown; actor: Actor }> = [];
     const result = await work(tx, (type, data) => events.push({ type, data, actor }));
-    await recordEvents(tx, store, events);
+    await recordEvents(tx, store, events, { last: true });
     return result;
   });
 }

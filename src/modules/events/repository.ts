@@ -10,7 +10,7 @@
  * served: a cursor never skips an event. The cost is a short delay while a write is in flight.
  */
 import { sql, type SQL } from 'drizzle-orm';
-import { jsonb, prepared, queryRows, type Executor } from '../../db/client.js';
+import { jsonb, lastInTransaction, prepared, queryRows, type Executor } from '../../db/client.js';
 import { SYSTEM_ACTOR, TEST_EVENT_TYPE, type Actor, type EventType } from './types.js';
 
 export interface EventRow {
@@ -34,13 +34,14 @@ export async function recordEvent(tx: Executor, store: string, type: EventType, 
 
 /**
  * Records several events in one statement (a transaction of combined orders writes one
- * `order.created` each), in the given order, each with its deliveries. Answers their ids.
+ * `order.created` each), in the given order, each with its deliveries. Answers their ids. `last`:
+ * the statement is its transaction's last (client.ts `lastInTransaction`).
  */
-export async function recordEvents(tx: Executor, store: string, list: Array<{ type: EventType; data: unknown; actor: Actor }>): Promise<string[]> {
+export async function recordEvents(tx: Executor, store: string, list: Array<{ type: EventType; data: unknown; actor: Actor }>, { last = false } = {}): Promise<string[]> {
   if (list.length === 0) return [];
   const rows = await queryRows<{ id: string }>(
     tx,
-    prepared(sql`with e as (
+    lastInTransaction(last, prepared(sql`with e as (
           insert into events (store, type, data, actor)
           select ${store}, x.type, x.data, x.actor
           from rows from (jsonb_to_recordset(${jsonb(list)}) as (type text, data jsonb, actor jsonb)) with ordinality as x(type, data, actor, n)
@@ -49,7 +50,7 @@ export async function recordEvents(tx: Executor, store: string, list: Array<{ ty
         d as (insert into webhook_deliveries (store, endpoint_id, event_id)
               select ${store}, w.id, e.id from e join webhook_endpoints w
                 on w.store = ${store} and not w.disabled and (e.type = any(w.events) or '*' = any(w.events)))
-        select id from e`),
+        select id from e`)),
   );
   return rows.map((r) => r.id);
 }
@@ -58,10 +59,10 @@ export async function recordEvents(tx: Executor, store: string, list: Array<{ ty
  * `recordEvents` for the events of several stores (a round of requests of many stores), with one
  * statement: each store's events in their order, each delivered to its own store's endpoints.
  */
-export async function recordStoreEvents(tx: Executor, list: Array<{ store: string; type: EventType; data: unknown; actor: Actor }>): Promise<void> {
+export async function recordStoreEvents(tx: Executor, list: Array<{ store: string; type: EventType; data: unknown; actor: Actor }>, { last = false } = {}): Promise<void> {
   if (list.length === 0) return;
   await tx.execute(
-    prepared(sql`with e as (
+    lastInTransaction(last, prepared(sql`with e as (
           insert into events (store, type, data, actor)
           select x.store, x.type, x.data, x.actor
           from rows from (jsonb_to_recordset(${jsonb(list)}) as (store text, type text, data jsonb, actor jsonb)) with ordinality as x(store, type, data, actor, n)
@@ -69,7 +70,7 @@ export async function recordStoreEvents(tx: Executor, list: Array<{ store: strin
           returning id, type, store)
         insert into webhook_deliveries (store, endpoint_id, event_id)
         select e.store, w.id, e.id from e join webhook_endpoints w
-          on w.store = e.store and not w.disabled and (e.type = any(w.events) or '*' = any(w.events))`),
+          on w.store = e.store and not w.disabled and (e.type = any(w.events) or '*' = any(w.events))`)),
   );
 }
 

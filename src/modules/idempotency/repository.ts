@@ -5,7 +5,7 @@
  * that committed always has its answer kept. Only finished answers are stored.
  */
 import { sql } from 'drizzle-orm';
-import { jsonb, prepared, queryRows, type Executor } from '../../db/client.js';
+import { jsonb, lastInTransaction, prepared, queryRows, type Executor } from '../../db/client.js';
 
 /** A key belongs to one store and one caller: one caller's key never meets another's. */
 export interface KeyId {
@@ -51,15 +51,18 @@ export async function findAnswers(tx: Executor, ids: KeyId[]): Promise<Array<Kep
   return ids.map((_, i) => found.get(i + 1));
 }
 
-/** Keeps the answers of keys this transaction holds (an expired answer of the same key is replaced). */
-export async function keepAnswers(tx: Executor, answers: Array<KeyId & KeptAnswer>): Promise<void> {
+/**
+ * Keeps the answers of keys this transaction holds (an expired answer of the same key is replaced).
+ * `last`: the statement is its transaction's last (client.ts `lastInTransaction`).
+ */
+export async function keepAnswers(tx: Executor, answers: Array<KeyId & KeptAnswer>, { last = false } = {}): Promise<void> {
   if (answers.length === 0) return;
   await tx.execute(
-    prepared(sql`insert into idempotency_keys (store, caller, key, fingerprint, response_status, response_body, expires_at)
+    lastInTransaction(last, prepared(sql`insert into idempotency_keys (store, caller, key, fingerprint, response_status, response_body, expires_at)
         select x.store, x.caller, x.key, x.fingerprint, x.status, x.body, now() + make_interval(secs => ${KEEP_SECONDS})
         from jsonb_to_recordset(${jsonb(answers)}) as x(store text, caller text, key text, fingerprint text, status int, body text)
         on conflict (store, caller, key) do update set fingerprint = excluded.fingerprint, response_status = excluded.response_status,
-          response_body = excluded.response_body, created_at = now(), expires_at = excluded.expires_at`),
+          response_body = excluded.response_body, created_at = now(), expires_at = excluded.expires_at`)),
   );
 }
 
