@@ -12,7 +12,7 @@ import assert from 'node:assert/strict';
 import { sql } from 'drizzle-orm';
 import { lastInTransaction, openDatabase, queryRows } from '../src/db/client.js';
 import { postgresErrorCode } from '../src/db/errors.js';
-import { drizzleOver, openPool } from '../src/db/postgres-pool.js';
+import { drizzleOver, openPool, type PoolClient } from '../src/db/postgres-pool.js';
 import { startAppOn } from './support/app.js';
 import { TEST_DATABASE_URL, TEST_PREPARED_STATEMENTS } from './support/database.js';
 import { assertProblem, createProduct, createStore, type TestStore } from './support/factories.js';
@@ -64,19 +64,29 @@ test('an order\'s statements are prepared once on the connection, and the next o
   assert.deepEqual(await prepared(), first);
 });
 
-test('a transaction\'s BEGIN goes in its first statement\'s round trip, and that statement runs inside the transaction', { skip }, async () => {
-  // The server's answers a transaction of two statements waits for: BEGIN's own and the others'.
+/** Runs `use` on the one connection of a pool of one, with a count of the answers (ReadyForQuery) the server has sent it. */
+async function onOneConnection(use: (client: PoolClient, answers: () => number) => Promise<void>) {
   const pool = await openPool(TEST_DATABASE_URL!, { preparedStatements: TEST_PREPARED_STATEMENTS, poolSize: 1 });
   const client = await pool.connect();
   try {
     let answers = 0;
     (client as unknown as { connection: { on(event: string, f: () => void): void } }).connection.on('readyForQuery', () => answers++);
+    await use(client, () => answers);
+  } finally {
+    client.release();
+    await pool.end();
+  }
+}
+
+test('a transaction\'s BEGIN goes in its first statement\'s round trip, and that statement runs inside the transaction', { skip }, async () => {
+  // The server's answers a transaction of two statements waits for: BEGIN's own and the others'.
+  await onOneConnection(async (client, answers) => {
     await drizzleOver(client).transaction(async (tx) => {
       await tx.execute(sql`select ${1}::int`);
       await tx.execute(sql`select ${2}::int`);
     });
     // With DB_PREPARED_STATEMENTS=false (a transaction pooler) BEGIN goes alone, as it always did.
-    assert.equal(answers, TEST_PREPARED_STATEMENTS ? 3 : 4);
+    assert.equal(answers(), TEST_PREPARED_STATEMENTS ? 3 : 4);
     // A BEGIN that fails (here on a connection left in an aborted transaction) fails the statement it
     // goes with, which the server skips; alone, it fails itself. The connection goes on once that
     // transaction is rolled back.
@@ -91,10 +101,7 @@ test('a transaction\'s BEGIN goes in its first statement\'s round trip, and that
     }
     await client.query('ROLLBACK');
     assert.deepEqual((await client.query({ text: 'select $1::int as n', values: [2] })).rows, [{ n: 2 }]);
-  } finally {
-    client.release();
-    await pool.end();
-  }
+  });
 
   const database = await openDatabase({ url: TEST_DATABASE_URL!, poolSize: 1, preparedStatements: TEST_PREPARED_STATEMENTS });
   const table = `begun_${randomUUID().replaceAll('-', '')}`;
@@ -128,24 +135,17 @@ test('a transaction\'s BEGIN goes in its first statement\'s round trip, and that
 });
 
 test('a transaction\'s last statement carries its COMMIT: one round trip less, and the transaction whole or not at all', { skip }, async () => {
-  const pool = await openPool(TEST_DATABASE_URL!, { preparedStatements: TEST_PREPARED_STATEMENTS, poolSize: 1 });
-  const client = await pool.connect();
-  try {
-    let answers = 0;
-    (client as unknown as { connection: { on(event: string, f: () => void): void } }).connection.on('readyForQuery', () => answers++);
+  await onOneConnection(async (client, answers) => {
     await drizzleOver(client).transaction(async (tx) => {
       await tx.execute(sql`select ${1}::int`);
       await tx.execute(lastInTransaction(true, sql`select ${2}::int`));
     });
     // BEGIN, the first and the last with COMMIT: two answers. Behind a transaction pooler each alone.
-    assert.equal(answers, TEST_PREPARED_STATEMENTS ? 2 : 4);
+    assert.equal(answers(), TEST_PREPARED_STATEMENTS ? 2 : 4);
     // Committed, not left open: the next statement is a transaction of its own.
     const [state] = (await client.query<{ fresh: boolean }>('select xact_start = query_start as fresh from pg_stat_activity where pid = pg_backend_pid()')).rows;
     assert.equal(state!.fresh, true);
-  } finally {
-    client.release();
-    await pool.end();
-  }
+  });
 
   const database = await openDatabase({ url: TEST_DATABASE_URL!, poolSize: 1, preparedStatements: TEST_PREPARED_STATEMENTS });
   // Another connection, to see only what was committed.
