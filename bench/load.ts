@@ -139,9 +139,11 @@ async function paced(plan: LoadPlan, seconds: number): Promise<LoadResult> {
   const release = (line: Line) => {
     line.received = Buffer.alloc(0);
     line.answer = null;
-    if (!lines.has(line)) return;
     const next = queued.shift();
-    if (next) next(line);
+    // A request waiting for a connection gets a new one in place of one lost (so a server that went
+    // away fails the rest at once instead of leaving them waiting).
+    if (!lines.has(line)) next?.(open());
+    else if (next) next(line);
     else idle.push(line);
   };
   const lineFor = () =>
