@@ -126,15 +126,20 @@ async function paced(plan: LoadPlan, seconds: number): Promise<LoadResult> {
       if (status !== undefined) line.answer?.(status);
     });
     const lost = () => {
-      lines.delete(line);
-      const at = idle.indexOf(line);
-      if (at >= 0) idle.splice(at, 1);
+      drop(line);
       line.answer?.(null);
     };
     line.socket.on('error', lost);
     line.socket.on('close', lost);
     lines.add(line);
     return line;
+  };
+  // A connection not to be used again: its socket's close comes later, and a request may be waiting meanwhile.
+  const drop = (line: Line) => {
+    lines.delete(line);
+    const at = idle.indexOf(line);
+    if (at >= 0) idle.splice(at, 1);
+    line.socket.destroy();
   };
   const release = (line: Line) => {
     line.received = Buffer.alloc(0);
@@ -170,7 +175,7 @@ async function paced(plan: LoadPlan, seconds: number): Promise<LoadResult> {
       line.socket.write(`${head}\r\n${body ?? ''}`);
     });
     // A connection whose answer was cut off or unreadable is not used again.
-    if (answered === null) line.socket.destroy();
+    if (answered === null) drop(line);
     release(line);
     if (answered === null || answered >= 300) errors++;
     if (answered !== null) {
