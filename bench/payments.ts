@@ -41,7 +41,7 @@ export async function pendingPaymentDeliveries(databaseUrl: string, f: BenchFixt
       `with counter as (update store_versions set last_order_number = last_order_number + $4 where store = $1 returning last_order_number - $4 as before),
        o as (
          insert into orders (store, id, customer_id, address_id, price, number, created_at)
-         select $1, gen_random_uuid(), $2, $3, 1000, counter.before + k, now() from counter, generate_series(1, $4) k returning store, id)
+         select $1, uuid_v7(), $2, $3, 1000, counter.before + k, now() from counter, generate_series(1, $4) k returning store, id)
        insert into payments (store, order_id, provider, status, amount, currency, intent_id)
        select store, id, 'stripe', 'pending', 1000, 'USD', 'pi_bench_' || replace(id::text, '-', '') from o
        returning order_id, id as payment_id, intent_id, amount`,

@@ -22,7 +22,7 @@ export const staff = pgTable(
   'staff',
   {
     store: store(),
-    id: uuid('id').notNull().defaultRandom(),
+    id: uuid('id').notNull().default(sql`uuid_v7()`),
     email: text('email').notNull(),
     role: text('role', { enum: STAFF_ROLES }).notNull(),
     status: text('status', { enum: ['invited', 'active', 'disabled'] }).notNull().default('invited'),
@@ -47,7 +47,7 @@ export const staffSessions = pgTable(
   'staff_sessions',
   {
     store: store(),
-    id: uuid('id').notNull().defaultRandom(),
+    id: uuid('id').notNull().default(sql`uuid_v7()`),
     staffId: uuid('staff_id').notNull(),
     secretHash: text('secret_hash').notNull(),
     createdAt: ts('created_at').notNull().defaultNow(),
@@ -70,7 +70,7 @@ export const staffSignInFailures = pgTable(
   'staff_sign_in_failures',
   {
     key: text('key').notNull(),
-    id: uuid('id').notNull().defaultRandom(),
+    id: uuid('id').notNull().default(sql`uuid_v7()`),
     at: ts('at').notNull().defaultNow(),
   },
   (t) => [primaryKey({ columns: [t.key, t.id] }), index('staff_sign_in_failures_key_at_idx').on(t.key, t.at)],
@@ -81,7 +81,7 @@ export const images = pgTable(
   'images',
   {
     store: store(),
-    id: uuid('id').notNull().defaultRandom(),
+    id: uuid('id').notNull().default(sql`uuid_v7()`),
     contentType: text('content_type').notNull(),
     width: integer('width').notNull(),
     height: integer('height').notNull(),

@@ -21,7 +21,7 @@ export const events = pgTable(
   {
     store: store(),
     seq: bigint('seq', { mode: 'number' }).generatedAlwaysAsIdentity().notNull(),
-    id: uuid('id').notNull().defaultRandom(),
+    id: uuid('id').notNull().default(sql`uuid_v7()`),
     txid: xid8('txid').notNull().default(sql`pg_current_xact_id()`),
     type: text('type').notNull(),
     data: jsonb('data').notNull(),
@@ -41,7 +41,7 @@ export const webhookEndpoints = pgTable(
   'webhook_endpoints',
   {
     store: store(),
-    id: uuid('id').notNull().defaultRandom(),
+    id: uuid('id').notNull().default(sql`uuid_v7()`),
     url: text('url').notNull(),
     events: text('events').array().notNull(),
     description: text('description').notNull().default(''),
@@ -72,7 +72,7 @@ export const webhookDeliveries = pgTable(
   'webhook_deliveries',
   {
     store: store(),
-    id: uuid('id').notNull().defaultRandom(),
+    id: uuid('id').notNull().default(sql`uuid_v7()`),
     endpointId: uuid('endpoint_id').notNull(),
     eventId: uuid('event_id').notNull(),
     status: text('status', { enum: ['pending', 'delivered', 'failed'] }).notNull().default('pending'),

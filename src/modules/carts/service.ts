@@ -6,7 +6,7 @@
  * change to the lines ends it. Creating carts and adding products, the busy writes, run in rounds of
  * a store's waiting requests (see plugins/commands.ts), each request still decided on its own.
  */
-import { randomUUID } from 'node:crypto';
+import { timeOrderedId } from '../../lib/time-ordered-id.js';
 import { parts, together, type BesideWrite, type Executor, type Part } from '../../db/client.js';
 import { AppError } from '../../lib/app-error.js';
 import type { Outcome } from '../../lib/keyed-batcher.js';
@@ -108,7 +108,7 @@ function decideCreations(
       return { ok: false, error: new AppError('PRODUCT_UNAVAILABLE', 'none of the requested products is available', { errors: warnings }) };
     }
     const cart: repo.CartRow = {
-      id: randomUUID(), store, status: 'PENDING', customerId: null, addressId: null,
+      id: timeOrderedId(), store, status: 'PENDING', customerId: null, addressId: null,
       createdAt: now, updatedAt: null, deletedAt: null, expiresAt: expiryFrom(now, ttlSeconds), discountId: null, heldUntil: null,
       shippingOptionId: null, shippingCountry: null, shippingRegion: null,
     };

@@ -10,7 +10,7 @@
  * per store, and each order is still all or nothing with its own answer. Stock never goes below
  * zero, whatever the concurrency or the number of processes; a cart becomes at most one order.
  */
-import { randomUUID } from 'node:crypto';
+import { timeOrderedId } from '../../lib/time-ordered-id.js';
 import { CLIENT_LOCK_CLASS, lockStoresClients, parts, together, type Executor } from '../../db/client.js';
 import type { ProductSnapshot } from '../../db/schema.js';
 import { AppError } from '../../lib/app-error.js';
@@ -239,7 +239,7 @@ function decideOrders(reads: StoreReads, policy: OrderPolicy): { reads: StoreRea
       if (request.cartId) ordered.add(request.cartId);
       if (discount) usage.use(discount.rule, request);
       if (client !== null) unpaid.set(client, (unpaid.get(client) ?? 0) + 1);
-      const id = randomUUID();
+      const id = timeOrderedId();
       const snapshots = [...wanted.keys()].sort().map((productId) => {
         const quantity = wanted.get(productId)!;
         // The product as ordered: its quantity is the stock left right after this order.
