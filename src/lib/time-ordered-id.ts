@@ -1,7 +1,7 @@
 /**
  * Row ids that sort by creation time (UUID version 7: 48 bits of Unix milliseconds, then random
- * bits), made here for the rows the service names before it writes them (carts, orders, customers)
- * and by `uuid_v7()` in the database for the rest (migration 0022).
+ * bits), made here for the rows the service names before it writes them (carts, orders) and by
+ * `uuid_v7()` in the database for the rest (migration 0022).
  *
  * Why not random ids: a table's primary key is `(store, id)`. A random id puts each new row's index
  * entry on a random page of the index, so every insert dirties a page of its own, and after each
