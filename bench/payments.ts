@@ -51,6 +51,10 @@ export async function pendingPaymentDeliveries(databaseUrl: string, f: BenchFixt
     // server may run none): with statistics from before them, the planner reads every payment of
     // the store for a round's handful (the `store` column alone as the index condition).
     await client.query('analyze orders, payments');
+    // Flushed to disk now, by a checkpoint: otherwise the kernel writes these rows back some 30 s
+    // after they were written, 100-160 MB at once on a slow VM's disk, in the middle of the measured
+    // stream, and its commits' WAL flushes wait behind that write (docs/performance.md).
+    await client.query('checkpoint');
   } finally {
     await client.end();
   }
