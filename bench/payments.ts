@@ -52,8 +52,9 @@ export async function pendingPaymentDeliveries(databaseUrl: string, f: BenchFixt
     // the store for a round's handful (the `store` column alone as the index condition).
     await client.query('analyze orders, payments');
     // Flushed to disk now, by a checkpoint: otherwise the kernel writes these rows back some 30 s
-    // after they were written, 100-160 MB at once on a slow VM's disk, in the middle of the measured
-    // stream, and its commits' WAL flushes wait behind that write (docs/performance.md).
+    // later, in the middle of the measured stream, in one of the bursts of 40-160 MB that a slow
+    // VM's disk took, and the stream's commits wait behind it (docs/payments.md, "The kernel's
+    // write-back").
     await client.query('checkpoint');
   } finally {
     await client.end();
