@@ -18,6 +18,7 @@ test('a time-ordered id carries its millisecond, the version and variant bits, a
     assert.match(id, V7);
     assert.equal(millisOf(id), at);
   }
+  // 10,000 ids draw the pool of random bits many times over: no id's bits are used twice.
   assert.equal(new Set(ids).size, ids.length, 'the 74 random bits tell ids of one millisecond apart');
   assert.ok(timeOrderedId(at) < timeOrderedId(at + 1), 'a later millisecond sorts after');
   assert.equal(millisOf(timeOrderedId(0)), 0);

@@ -29,6 +29,15 @@ const createdAt = () => ts('created_at').notNull().defaultNow();
 /** Ids in creation order (lib/time-ordered-id.ts says why), made by the database when the service does not. */
 const id = () => uuid('id').notNull().default(sql`uuid_v7()`);
 const store = () => text('store').notNull().references(() => stores.slug);
+/**
+ * The store column of a table whose rows already lead to their store's row through another foreign
+ * key of (store, ...): an order through its address, an order line through its order, a cart's line
+ * or hold through its cart. A check of the store itself would add nothing, and it is not free:
+ * PostgreSQL runs it for every row written, and share-locks (writes to) the store's row once per
+ * transaction and store, so a round of orders of many stores paid it for each of them
+ * (docs/performance.md, "The checks of the store's row").
+ */
+const storeOfParent = () => text('store').notNull();
 
 /** The kinds of token (what each may do is the stores module's: modules/stores/tokens.ts). */
 export const TOKEN_KIND_NAMES = ['admin', 'server', 'storefront', 'customer'] as const;
@@ -359,7 +368,7 @@ export const carts = pgTable(
 export const cartLines = pgTable(
   'cart_lines',
   {
-    store: store(),
+    store: storeOfParent(),
     cartId: uuid('cart_id').notNull(),
     productId: uuid('product_id').notNull(),
     quantity: integer('quantity').notNull(),
@@ -385,7 +394,7 @@ export const cartLines = pgTable(
 export const cartHolds = pgTable(
   'cart_holds',
   {
-    store: store(),
+    store: storeOfParent(),
     cartId: uuid('cart_id').notNull(),
     productId: uuid('product_id').notNull(),
     quantity: integer('quantity').notNull(),
@@ -461,7 +470,7 @@ export const addresses = pgTable(
 export const orders = pgTable(
   'orders',
   {
-    store: store(),
+    store: storeOfParent(),
     id: id(),
     customerId: uuid('customer_id').notNull(),
     addressId: uuid('address_id').notNull(),
@@ -526,7 +535,7 @@ export type ProductSnapshot = {
 export const orderLines = pgTable(
   'order_lines',
   {
-    store: store(),
+    store: storeOfParent(),
     orderId: uuid('order_id').notNull(),
     productId: uuid('product_id').notNull(),
     quantity: integer('quantity').notNull(),
