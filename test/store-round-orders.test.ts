@@ -131,6 +131,27 @@ test('orders of many stores share rounds: one transaction writes orders of sever
   assert.ok(mixed!.stores > 1, `no round mixed stores (${mixed!.stores})`);
 });
 
+test('two rounds of orders at once in one process (never of one store): each store sells exactly its stock, its numbers from 1001 without a gap, one event per order', async () => {
+  const stores = await Promise.all(Array.from({ length: 8 }, () => createStore(t, uniqueSlug('two'))));
+  const shops = await Promise.all(stores.map(async (store) => ({ store, product: await createProduct(t, store, { quantity: 4 }), ...(await createAddress(t, store)) })));
+  for (const shop of shops) assert.equal((await t.request('GET', `/api/v1/${shop.customer}/orders`, { token: shop.store.server })).status, 200);
+  // Three waves a few milliseconds apart, so that rounds start while others run.
+  const sent = Array.from({ length: 48 }, (_, i) => shops[(i * 5) % shops.length]!);
+  const replies = await Promise.all(sent.map(async (shop, i) => {
+    await new Promise((resolve) => setTimeout(resolve, Math.floor(i / 16) * 3));
+    return placeOrder(t, shop.store, shop.customer, { address: shop.address.id, products: [{ id: shop.product.id, quantity: 1 }] });
+  }));
+  for (const shop of shops) {
+    const mine = replies.filter((_, i) => sent[i] === shop);
+    assert.deepEqual(codesOf(mine), [201, 201, 201, 201, '422 INSUFFICIENT_STOCK', '422 INSUFFICIENT_STOCK']);
+    assert.deepEqual(mine.filter((r) => r.status === 201).map((r) => r.json.order.number).sort(), [1001, 1002, 1003, 1004]);
+    assert.equal(await stockOf(t, shop.store, shop.product.id), 0);
+    const events = await eventsOf(shop.store);
+    assert.deepEqual(events.filter((e) => e.type === 'order.created').map((e) => e.data.order!.id).sort(), mine.filter((r) => r.status === 201).map((r) => r.json.order.id).sort());
+    assert.equal(events.filter((e) => e.type === 'product.out_of_stock').length, 1);
+  }
+});
+
 test('one round of several stores, on either database: each store decided against its own rows, a refusal in one never touching another', async () => {
   const stores = (await Promise.all([0, 1, 2].map(() => createStore(t, uniqueSlug('many'))))).sort((a, b) => (a.slug < b.slug ? -1 : 1));
   const shops = await Promise.all(stores.map(async (store, n) => ({ store, product: await createProduct(t, store, { quantity: [1, 10, 10][n]! }), ...(await createAddress(t, store)) })));

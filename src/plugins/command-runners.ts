@@ -163,8 +163,15 @@ export async function runRound<P extends TSchema, B extends TSchema, Q extends T
     const running = entries.flatMap((entry, i) => (answers[i] ? [] : [{ entry, i }]));
     const perJob = running.map(() => [] as RecordedEvent[]);
     const outcomes: Array<Outcome<Static<R>>> = [];
-    const groups = [...new Set(running.map((r) => r.entry.store))].sort().map((store) => {
-      const mine = running.flatMap((r, n) => (r.entry.store === store ? [n] : []));
+    // Each store's requests in arrival order, in one pass (a spread round has as many stores as requests).
+    const byStore = new Map<string, number[]>();
+    running.forEach((r, n) => {
+      const mine = byStore.get(r.entry.store);
+      if (mine) mine.push(n);
+      else byStore.set(r.entry.store, [n]);
+    });
+    const groups = [...byStore.keys()].sort().map((store) => {
+      const mine = byStore.get(store)!;
       return { store, mine, jobs: mine.map((n) => ({ job: running[n]!.entry.job, record: recorderFor(declared, perJob[n]!, running[n]!.entry.actor) })) };
     });
     const failed = (mine: number[], error: unknown) => {

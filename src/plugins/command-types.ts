@@ -129,6 +129,13 @@ export interface RoundCommand<P extends TSchema, B extends TSchema, Q extends TS
    */
   runStores?: (tx: Executor, stores: Array<StoreJobs<J>>) => Promise<Array<Array<Outcome<Static<R>>>>>;
   /**
+   * With `runStores`: how many rounds of the command a process may run at once (1 unless given),
+   * never two with a store in common (StoreRoundQueue). For a round of many round trips, whose
+   * process would otherwise wait idle while each travels; a round of one or two statements only
+   * splits into smaller rounds.
+   */
+  roundsAtOnce?: number;
+  /**
    * The round writes with one statement (atomic on its own) and records no events: a round with no
    * key to keep then runs without an explicit transaction, two round trips fewer.
    */

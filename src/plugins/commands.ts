@@ -19,6 +19,7 @@ import type { ErrorCode } from '../lib/app-error.js';
 import { FreshBatcher } from '../lib/fresh-batcher.js';
 import { errorResponses } from '../lib/http-schemas.js';
 import { KeyedBatcher } from '../lib/keyed-batcher.js';
+import { StoreRoundQueue } from '../lib/store-round-queue.js';
 import { markCatalogsChanged, markHoldsChanged } from '../modules/stores/index.js';
 import type { Claim } from '../modules/idempotency/index.js';
 import { storePrincipalOf } from './authentication.js';
@@ -64,13 +65,23 @@ export function registerCommand<P extends TSchema, B extends TSchema, Q extends 
       return { value: await command.perform(input, { db: app.db, log: request.log, actor: actorOf(input.principal), answerWith: (status) => reply.code(status) }) };
     };
   } else if (isRound(command)) {
-    const batcher = new KeyedBatcher<Entry<J> & { store: string }, Answer>((entries) => runRoundOfStores(app, command, declared, entries));
-    // A command that decides a round of many stores with the statements of one (`runStores`) keeps
-    // one round queue for every store, as one busy store has: shards would only make its rounds
-    // smaller, each paying its statements for fewer requests.
-    const shards = command.runStores ? () => 'all' : roundShards(app);
+    type Queued = Entry<J> & { store: string };
+    const runEntries = (entries: Queued[]) => runRoundOfStores(app, command, declared, entries);
+    let submit: (entry: Queued) => Promise<Answer>;
+    if (command.runStores) {
+      // A command that decides a round of many stores with the statements of one (`runStores`)
+      // keeps one round queue for every store, as one busy store has: shards would only make its
+      // rounds smaller, each paying its statements for fewer requests. With `roundsAtOnce`, a
+      // second round may run beside the first with the stores the first does not hold.
+      const queue = new StoreRoundQueue<Queued, Answer>(runEntries, command.roundsAtOnce ?? 1);
+      submit = (entry) => queue.submit(entry);
+    } else {
+      const batcher = new KeyedBatcher<Queued, Answer>(runEntries);
+      const shardOf = roundShards(app);
+      submit = (entry) => batcher.submit(shardOf(entry.store), entry);
+    }
     runOne = (request, reply, input, claim) =>
-      batcher.submit(shards(input.store), { job: command.prepare(input), claim, store: input.store, serialize: (v) => String(reply.serialize(v)), requestId: request.id, actor: actorOf(input.principal) });
+      submit({ job: command.prepare(input), claim, store: input.store, serialize: (v) => String(reply.serialize(v)), requestId: request.id, actor: actorOf(input.principal) });
   } else {
     runOne = async (request, reply, input, claim) => {
       const answer = await runInTransaction(app, command, declared, request, reply, input, claim);
