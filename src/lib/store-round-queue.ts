@@ -56,8 +56,8 @@ export class StoreRoundQueue<J extends { store: string }, R> {
   /**
    * The next round's jobs: the waiting ones, in arrival order, of stores that no running round
    * holds, up to the round's maximum; their stores are held from here. A store's later jobs cannot
-   * pass its earlier ones: a job stays behind only for its store (held by a running round) or for a
-   * full round, and so do the jobs after it.
+   * pass its earlier ones: a job stays behind only when its store is held (and so is the store's
+   * every later job) or when the round is full (and so is every later job).
    */
   private take(): Array<Waiting<J, R>> {
     const batch: Array<Waiting<J, R>> = [];

@@ -4,8 +4,9 @@
  * orders takes its numbers in the statement that writes them: each store's counter moves by its
  * orders of the round, once. The row stays locked until the round commits, so the rounds of two
  * processes placing orders in one store take their numbers one after the other, in commit order; a
- * process never runs two rounds of one store at once (StoreRoundQueue), so its own never wait on each other. A rolled-back
- * round gives its numbers back; a committed one never does (numbers may skip; they never repeat).
+ * process never runs two rounds of one store at once (StoreRoundQueue), so its own never wait on
+ * each other. A rolled-back round gives its numbers back; a committed one never does (numbers may
+ * skip; they never repeat).
  *
  * It was a sequence per store: a connection that numbers the orders of 2,000 stores opens 2,000
  * relations, each built into its cache (memory that grew with the stores) and its file opened on
