@@ -117,3 +117,18 @@ test('a failed round fails only its jobs; the rounds after it run', async () => 
   started[1]!.finish();
   assert.deepEqual(await Promise.all([b1, a2]), ['b1', 'a2']);
 });
+
+test('a queue of 150,000 waiting jobs (a flash sale) hands its rounds out 200 at a time', async () => {
+  const { started, run, seen } = manualRounds();
+  const queue = new StoreRoundQueue<Job, string>(run, 2);
+  void queue.submit({ store: 'hot', n: 0 });
+  const waiting = Array.from({ length: 150_000 }, (_, n) => queue.submit({ store: 'hot', n: n + 1 }));
+  await turn();
+  assert.equal(started.length, 1, 'the held store\'s jobs wait');
+  started[0]!.finish();
+  await turn();
+  assert.deepEqual(seen(1).slice(0, 2), ['hot1', 'hot2']);
+  assert.equal(seen(1).length, 200);
+  started[1]!.finish();
+  assert.equal(await waiting[199], 'hot200');
+});

@@ -18,10 +18,13 @@ interface Waiting<J, R> {
 }
 
 export class StoreRoundQueue<J extends { store: string }, R> {
-  private readonly waiting: Array<Waiting<J, R>> = [];
+  private waiting: Array<Waiting<J, R>> = [];
   /** The stores of the running rounds. */
   private readonly held = new Set<string>();
-  /** The waiting jobs whose store no running round holds: those a round could take now. */
+  /**
+   * The waiting jobs whose store no running round holds: those a round could take now. Counted when
+   * a round starts or ends, so that a request that joins a long queue (a flash sale) does not scan it.
+   */
   private free = 0;
   private running = 0;
   /** The jobs of the running rounds. */
@@ -67,7 +70,7 @@ export class StoreRoundQueue<J extends { store: string }, R> {
       else left.push(w);
     }
     for (const w of batch) this.held.add(w.job.store);
-    this.waiting.splice(0, this.waiting.length, ...left);
+    this.waiting = left;
     this.countFree();
     return batch;
   }
