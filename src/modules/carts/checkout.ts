@@ -39,18 +39,22 @@ export async function cartCheckouts(db: Executor, stores: Array<{ store: string;
 
 /** `cartCheckouts` as a part, to send with a round's other reads (`together`). */
 export function cartCheckoutsPart(stores: Array<{ store: string; carts: ReadonlyArray<Pick<CartRow, 'shippingOptionId' | 'shippingCountry'>> }>): Part<Map<string, CartCheckout>> {
-  return checkoutsOfStoresPart(stores.map(({ store, carts }) => ({ store, countries: carts.flatMap((c) => (c.shippingOptionId === null ? [] : [c.shippingCountry!])) })));
+  return checkoutsOfStoresPart(stores.map(({ store, carts }) => {
+    const countries = carts.flatMap((c) => (c.shippingOptionId === null ? [] : [c.shippingCountry!]));
+    // Only a cart with a shipping option looks its option up (cartTotals).
+    return { store, countries, withOptions: countries.length > 0 };
+  }));
 }
 
 /**
  * What carts or orders of these stores are priced with, for destinations in these countries: each
- * store's settings, its shipping options and the rates of those countries, one statement for them
- * all (each module's part of it that module's SQL expression), by store; a part, to send with a
- * round's other reads (`together`).
+ * store's settings, its shipping options (none read unless `withOptions`) and the rates of those
+ * countries, one statement for them all (each module's part of it that module's SQL expression), by
+ * store; a part, to send with a round's other reads (`together`).
  */
-export function checkoutsOfStoresPart(stores: Array<{ store: string; countries: Iterable<string> }>): Part<Map<string, CartCheckout>> {
+export function checkoutsOfStoresPart(stores: Array<{ store: string; countries: Iterable<string>; withOptions: boolean }>): Part<Map<string, CartCheckout>> {
   return mapped(
-    checkoutOfStoresPart(stores.map(({ store, countries }) => ({ store, countries: taxedCountries(countries) }))),
+    checkoutOfStoresPart(stores.map(({ store, countries, withOptions }) => ({ store, countries: taxedCountries(countries), withOptions }))),
     (rows) => new Map(rows.map((row) => [row.store, { settings: pricingSettingsOf(row.settings), options: shippingRulesOf(row.options), rates: row.rates }])),
   );
 }

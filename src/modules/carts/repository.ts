@@ -285,13 +285,17 @@ type CheckoutRow = { store: string; settings: PricingSettings | null; options: S
 /**
  * What the carts or orders of a round of several stores are priced with, in one statement: each
  * store's settings, shipping options and the rates of its countries (upper-case codes), each read
- * by its own module's expression. A part, to send with the round's other reads (`together`).
+ * by its own module's expression. A store's options are read only when `withOptions` (a round of
+ * new carts, none with a shipping option, needs only the settings; spread over stores, that is a
+ * store a cart). A part, to send with the round's other reads (`together`).
  */
-export function checkoutOfStoresPart(stores: Array<{ store: string; countries: string[] }>): Part<CheckoutRow[]> {
+export function checkoutOfStoresPart(stores: Array<{ store: string; countries: string[]; withOptions: boolean }>): Part<CheckoutRow[]> {
   const store = sql`w.store`;
   return part(
-    prepared(sql`select w.store, ${pricingSettingsJson(store)} as settings, ${shippingRulesJson(store)} as options, ${taxRatesJson(store, sql`w.countries`)} as rates
-        from jsonb_to_recordset(${jsonb(stores)}) as w(store text, countries jsonb)`),
+    prepared(sql`select w.store, ${pricingSettingsJson(store)} as settings,
+          case when w.with_options then ${shippingRulesJson(store)} else '[]'::jsonb end as options,
+          case when jsonb_array_length(w.countries) > 0 then ${taxRatesJson(store, sql`w.countries`)} else '[]'::jsonb end as rates
+        from jsonb_to_recordset(${jsonb(stores.map(({ store, countries, withOptions }) => ({ store, countries, with_options: withOptions })))}) as w(store text, countries jsonb, with_options boolean)`),
     (rows) => rows as CheckoutRow[],
   );
 }

@@ -23,7 +23,8 @@ export interface RoundCheckout {
  * sent with the round's other reads.
  */
 export function storesRoundCheckoutPart(stores: Array<{ store: string; countries: Iterable<string> }>): Part<Map<string, RoundCheckout>> {
-  return mapped(checkoutsOfStoresPart(stores), (checkouts) =>
+  // Every order reads its store's options: once a store has an active one, every order needs one.
+  return mapped(checkoutsOfStoresPart(stores.map((s) => ({ ...s, withOptions: true }))), (checkouts) =>
     new Map([...checkouts].map(([store, c]) => [store, { ...c, shippingRequired: [...c.options.values()].some((o) => o.active) }])),
   );
 }
