@@ -293,9 +293,9 @@ export function checkoutOfStoresPart(stores: Array<{ store: string; countries: s
   const store = sql`w.store`;
   return part(
     prepared(sql`select w.store, ${pricingSettingsJson(store)} as settings,
-          case when w.with_options then ${shippingRulesJson(store)} else '[]'::jsonb end as options,
+          case when w."withOptions" then ${shippingRulesJson(store)} else '[]'::jsonb end as options,
           case when jsonb_array_length(w.countries) > 0 then ${taxRatesJson(store, sql`w.countries`)} else '[]'::jsonb end as rates
-        from jsonb_to_recordset(${jsonb(stores.map(({ store, countries, withOptions }) => ({ store, countries, with_options: withOptions })))}) as w(store text, countries jsonb, with_options boolean)`),
+        from jsonb_to_recordset(${jsonb(stores)}) as w(store text, countries jsonb, "withOptions" boolean)`),
     (rows) => rows as CheckoutRow[],
   );
 }
