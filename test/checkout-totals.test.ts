@@ -247,6 +247,41 @@ test('cart shipping options: active, for the country, from the minimum subtotal,
   assert.equal((await t.request('GET', `/api/v1/carts/${randomUUID()}/shipping-options?country=US`, { token: s.storefront })).status, 404);
 });
 
+test('carts of several stores at once: a cart with a shipping option keeps its shipping and taxes; new carts, in a store with options and rates or not, have none', async () => {
+  const [a, b] = [await createStore(t), await createStore(t)];
+  const pa = await product(a, { price: 2000 });
+  const pb = await product(b, { price: 3000 });
+  const option = await shippingOption(a, { name: 'Standard', price: 700 });
+  await taxRate(a, { country: 'US', rate: 1000, name: 'Tax' });
+  const chosen = await createCart(t, a, [{ id: pa.id, quantity: 1 }]);
+  assert.equal((await setShipping(a, chosen.id, { optionId: option.id, country: 'US' })).status, 200);
+  const plain = await createCart(t, b, [{ id: pb.id, quantity: 1 }]);
+  // Sent together, so rounds combine the stores' carts (a round reads a store's options only for a
+  // cart that chose one); each answer must be what its cart alone would give.
+  for (let i = 0; i < 3; i++) {
+    const [added, otherAdded, ...created] = await Promise.all([
+      t.request('POST', `/api/v1/carts/${chosen.id}/products`, { token: a.storefront, body: { id: pa.id, quantity: 1 } }),
+      t.request('POST', `/api/v1/carts/${plain.id}/products`, { token: b.storefront, body: { id: pb.id, quantity: 1 } }),
+      ...[a, b, a, b].map((s, k) => t.request('POST', '/api/v1/carts', { token: s.storefront, body: { products: [{ id: (k % 2 ? pb : pa).id, quantity: 1 }] } })),
+    ]);
+    const price = 2000 * (i + 2);
+    const tax = (price + 700) / 10;
+    assert.equal(added.status, 200, added.text);
+    // 10 % of (price + 700 shipping), shipping taxed.
+    assert.deepEqual(totalsOf(added.json.cart), {
+      price, discountTotal: 0, shipping: { optionId: option.id, name: 'Standard', country: 'US', region: null, amount: 700 }, shippingTotal: 700,
+      taxLines: [{ name: 'Tax', rate: 1000, amount: tax }], taxTotal: tax, total: price + 700 + tax,
+    });
+    assert.equal(otherAdded.status, 200, otherAdded.text);
+    assert.deepEqual(totalsOf(otherAdded.json.cart), { price: 3000 * (i + 2), discountTotal: 0, shipping: null, shippingTotal: 0, taxLines: [], taxTotal: 0, total: 3000 * (i + 2) });
+    created.forEach((r, k) => {
+      assert.equal(r.status, 201, r.text);
+      const unit = k % 2 ? 3000 : 2000;
+      assert.deepEqual(totalsOf(r.json.cart), { price: unit, discountTotal: 0, shipping: null, shippingTotal: 0, taxLines: [], taxTotal: 0, total: unit });
+    });
+  }
+});
+
 test('orders: SHIPPING_REQUIRED once the store has an active option, SHIPPING_NOT_AVAILABLE for the address, shippingOption beside id is 400; refused orders take nothing', async () => {
   const s = await createStore(t);
   const p = await product(s, { price: 1000, quantity: 5 });
