@@ -11,7 +11,8 @@ fi
 if ! HA_REQUIRED=1 node --import tsx --test --test-concurrency=1 test/ha/*.test.ts; then
   # The cluster's logs go with it: keep what each Patroni decided (why it failed over, or restarted
   # a crashed primary instead) in this run's output.
-  for log in "${HA_DIR:-/tmp/storefront-ha}"/log/patroni*.log; do
+  ha_dir=$(scripts/ha/cluster.sh env | sed -n 's/^HA_DIR=//p')
+  for log in "$ha_dir"/log/patroni*.log; do
     echo "== $log: its last decisions"
     { grep -E ' (INFO|WARNING|ERROR): ' "$log" |
         grep -vE 'no action|Lock owner|establishing a new patroni|Retry got|Failed to determine|get_postgresql_status|Error communicating|last_operation' |
