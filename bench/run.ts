@@ -457,6 +457,9 @@ const PAYMENT_STREAM_PACE = 300;
  */
 const PAYMENT_TARGET_PACE = 1000;
 
+/** How long deliveries are sent one at a time (`payment-webhook alone`). */
+const LONE_DELIVERY_SECONDS = 5;
+
 /** How many times orders alone and orders beside each stream of deliveries are measured, taking turns. */
 const PAYMENT_PASSES = Math.max(1, Number(values['payment-passes']));
 
@@ -508,7 +511,7 @@ const cpuPerRequest = (before: { server: number; database: number }, after: { se
 
 async function paymentWebhooks(base: string, fixture: BenchFixture, products: number, rows: Row[], serverPid: number): Promise<StormResult> {
   await enableBenchStripe(base, fixture);
-  const load = (plan: Pick<LoadPlan, 'paths' | 'bodies' | 'bodyHeaders' | 'sequential' | 'amount' | 'rate'>, token: string, seconds = SECONDS, warmup = 0) =>
+  const load = (plan: Pick<LoadPlan, 'paths' | 'bodies' | 'bodyHeaders' | 'sequential' | 'amount' | 'rate'> & Partial<Pick<LoadPlan, 'connections'>>, token: string, seconds = SECONDS, warmup = 0) =>
     runJson<LoadResult>('bench/load.ts', { url: base, method: 'POST', token, connections: CONNECTIONS, warmupSeconds: warmup, seconds, ...plan } satisfies LoadPlan);
   console.error('   payment-webhook');
   const distinct = await pendingPaymentDeliveries(DATABASE_URL, fixture, 30000);
@@ -528,6 +531,11 @@ async function paymentWebhooks(base: string, fixture: BenchFixture, products: nu
   const atTarget = await pendingPaymentDeliveries(DATABASE_URL, fixture, PAYMENT_TARGET_PACE * (SECONDS + WARMUP + 2));
   const targetRun = await load({ ...atTarget, bodyHeaders: atTarget.headers, sequential: true, rate: PAYMENT_TARGET_PACE }, 'none', SECONDS, WARMUP);
   rows.push({ workload: `payment-webhook at ${PAYMENT_TARGET_PACE}/s`, products, ...targetRun, ceiling: null, ratio: null });
+  // One at a time, as a quiet store's deliveries come: each a round of its own, so its time is the
+  // round's round trips and its COMMIT, with nothing to share them.
+  const oneByOne = await pendingPaymentDeliveries(DATABASE_URL, fixture, 1000 * LONE_DELIVERY_SECONDS);
+  const oneByOneRun = await load({ ...oneByOne, bodyHeaders: oneByOne.headers, sequential: true, connections: 1 }, 'none', LONE_DELIVERY_SECONDS);
+  rows.push({ workload: 'payment-webhook alone', products, ...oneByOneRun, ceiling: null, ratio: null });
   console.error('   payment-webhook storm');
   const storm = await pendingPaymentDeliveries(DATABASE_URL, fixture, 1000, 10);
   const stormRun = await load({ ...storm, bodyHeaders: storm.headers, sequential: true, amount: storm.bodies.length }, 'none', 0);
@@ -1128,6 +1136,9 @@ for (const run of runs) {
         `with p50 ${atPace.p50} ms, p99 ${atPace.p99} ms (target: at least ${PAYMENT_TARGET_PACE}/s with p99 under 50 ms): ${met ? 'met' : 'not met'}; ` +
         `the load generator's own CPU a delivery ${fastest.cpuMs ?? 'n/a'} ms as fast as answered, ${atPace.cpuMs ?? 'n/a'} ms at ${PAYMENT_TARGET_PACE}/s.`);
     }
+    const alone = run.rows.find((r) => r.workload === 'payment-webhook alone');
+    // With one connection the average delivery takes 1 / rate: finer than the whole milliseconds of p50.
+    if (alone) lines.push(`A delivery alone at ${run.products} products (one at a time): ${alone.rps}/s, ${(1000 / alone.rps).toFixed(1)} ms on average, p50 ${alone.p50} ms, p99 ${alone.p99} ms.`);
     const during = run.rows.find((r) => r.workload === 'order-spread+payment-webhooks');
     const besideLine = (what: string, row: Row | undefined, passes: Array<number | null>) =>
       row && lines.push(`Orders while payment webhooks stream ${what} at ${run.products} products: ${row.rps} req/s, ` +
