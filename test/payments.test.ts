@@ -151,8 +151,38 @@ test('stripe: the intent is the balance in the currency, with metadata and the p
   assert.equal(paidOrder.payments[0].status, 'succeeded');
   const events = await eventsOf(t, s, ['order.paid', 'payment.created', 'payment.succeeded', 'payment.refunded']);
   assert.deepEqual(events.map((e) => e.type), ['payment.created', 'order.paid', 'payment.succeeded']);
+  // The events render the order and the payment as the round leaves them, without reading them back.
+  assert.ok(paidOrder.updatedAt && paidOrder.payments[0].updatedAt, 'both changed');
+  assert.deepEqual(events[1]!.data.order, paidOrder, 'order.paid shows the order as it is read after');
+  assert.deepEqual(events[2]!.data, { order: paidOrder, payment: paidOrder.payments[0] }, 'payment.succeeded shows the order and the payment as they are read after');
   const customerView = await t.request('GET', `/api/v1/${customer}/orders/${order.id}`, { token: s.server });
   assert.ok(!customerView.text.includes('secret'), 'no client secret on the order');
+});
+
+test('a delivery alone is one round of four statements (the event id with its payment, the order locked, what is read under the lock, the writes with the events) between BEGIN and COMMIT', async () => {
+  let statements = 0;
+  const counted = await startTestApp({ SECRETS_KEY, STRIPE_API_URL: emulator.url }, { onQuery: () => statements++ });
+  const s = await stripeStore(counted, emulator);
+  const deliveries = [];
+  for (let i = 0; i < 4; i++) {
+    const { customer, order } = await orderToPay(counted, s);
+    const payment = (await pay(counted, s, customer, order.id, 'stripe')).json.payment;
+    const intent = [...emulator.intents.values()].find((x) => x.metadata.paymentId === payment.id)!;
+    deliveries.push(emulator.event('payment_intent.succeeded', emulator.pay(intent.id)));
+  }
+  // The first reads the store's webhook secret, which is then kept for a second.
+  const counts: number[] = [];
+  for (const event of deliveries) {
+    const before = statements;
+    assert.deepEqual(await emulator.deliver(webhookTo(counted, s.slug), [event], s.webhookSecret), [200]);
+    counts.push(statements - before);
+  }
+  // The least of the last three: a job of the app's own may send a statement meanwhile. Drizzle
+  // sends (and counts) BEGIN and COMMIT on PostgreSQL; PGlite's transactions send their own.
+  const control = TEST_DATABASE_URL ? 2 : 0;
+  assert.equal(Math.min(...counts.slice(1)), 4 + control, `statements of each delivery: ${counts.join(', ')}`);
+  const paid = await eventsOf(counted, s, ['order.paid']);
+  assert.equal(paid.length, 4);
 });
 
 test('stripe: a refusal or an unreachable Stripe is 502 and leaves nothing pending; a timeout is retried with the same key (one intent)', async () => {

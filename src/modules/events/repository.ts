@@ -10,7 +10,7 @@
  * served: a cursor never skips an event. The cost is a short delay while a write is in flight.
  */
 import { sql, type SQL } from 'drizzle-orm';
-import { jsonb, lastInTransaction, prepared, queryRows, type Executor } from '../../db/client.js';
+import { besideCounts, besideCtes, checkBeside, jsonb, lastInTransaction, prepared, queryRows, type BesideWrite, type Executor } from '../../db/client.js';
 import { SYSTEM_ACTOR, TEST_EVENT_TYPE, type Actor, type EventType } from './types.js';
 
 export interface EventRow {
@@ -35,13 +35,20 @@ export async function recordEvent(tx: Executor, store: string, type: EventType, 
 /**
  * Records several events in one statement (a transaction of combined orders writes one
  * `order.created` each), in the given order, each with its deliveries. Answers their ids. `last`:
- * the statement is its transaction's last (client.ts `lastInTransaction`).
+ * the statement is its transaction's last (client.ts `lastInTransaction`). `beside`: the
+ * transaction's other writes that depend on no answer (client.ts `BesideWrite`), made in the same
+ * statement, even with no event to record.
  */
-export async function recordEvents(tx: Executor, store: string, list: Array<{ type: EventType; data: unknown; actor: Actor }>, { last = false } = {}): Promise<string[]> {
-  if (list.length === 0) return [];
-  const rows = await queryRows<{ id: string }>(
+export async function recordEvents(
+  tx: Executor,
+  store: string,
+  list: Array<{ type: EventType; data: unknown; actor: Actor }>,
+  { last = false, beside = [] as BesideWrite[] } = {},
+): Promise<string[]> {
+  if (list.length === 0 && beside.length === 0) return [];
+  const rows = await queryRows<{ id: string | null } & Record<string, unknown>>(
     tx,
-    lastInTransaction(last, prepared(sql`with e as (
+    lastInTransaction(last, prepared(sql`with ${besideCtes(beside)}e as (
           insert into events (store, type, data, actor)
           select ${store}, x.type, x.data, x.actor
           from rows from (jsonb_to_recordset(${jsonb(list)}) as (type text, data jsonb, actor jsonb)) with ordinality as x(type, data, actor, n)
@@ -50,9 +57,11 @@ export async function recordEvents(tx: Executor, store: string, list: Array<{ ty
         d as (insert into webhook_deliveries (store, endpoint_id, event_id)
               select ${store}, w.id, e.id from e join webhook_endpoints w
                 on w.store = ${store} and not w.disabled and (e.type = any(w.events) or '*' = any(w.events)))
-        select id from e`)),
+        select e.id${besideCounts(beside)} from (values (1)) as statement left join e on true`)),
   );
-  return rows.map((r) => r.id);
+  // One row at least (with no event, its id is null), to carry the other writes' counts.
+  checkBeside(beside, rows[0]!);
+  return rows.flatMap((r) => (r.id === null ? [] : [r.id]));
 }
 
 /**

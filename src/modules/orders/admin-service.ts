@@ -1,5 +1,5 @@
 /** Order administration: listing and the status transitions of the table in state.ts. */
-import type { Database, Executor } from '../../db/client.js';
+import type { BesideWrite, Database, Executor } from '../../db/client.js';
 import { AppError } from '../../lib/app-error.js';
 import { recordStockCrossing, returnStock } from '../catalog/index.js';
 import { returnUse } from '../discounts/index.js';
@@ -100,8 +100,19 @@ export const markOrderPaid = (tx: Executor, store: string, id: string): Promise<
 /** Orders locked for a round of payment decisions, in id order (as every round locks them). */
 export const lockOrders = (tx: Executor, store: string, ids: string[]) => repo.lockOrders(tx, store, [...new Set(ids)].sort());
 
-/** CREATED -> PAID for a round's orders that its payments came to cover, as a statement to send with others: answers those moved, as they are now. */
-export const markOrdersPaid = (store: string, ids: string[]) => repo.transitionOrders(store, ids, 'CREATED', 'PAID');
+/**
+ * CREATED -> PAID for a round's orders that its payments came to cover (locked, and CREATED under
+ * the locks), at `at`, the round's transaction time: the write, to make in the round's last
+ * statement (events module `Alongside`), and the orders as it leaves them.
+ */
+export function markOrdersPaid(orders: repo.OrderRow[], at: Date): { write: BesideWrite | null; moved: repo.OrderRow[] } {
+  const [first] = orders;
+  if (!first) return { write: null, moved: [] };
+  return {
+    write: repo.transitionLockedOrders(first.store, orders.map((o) => o.id), 'CREATED', 'PAID', at),
+    moved: orders.map((o) => ({ ...o, status: 'PAID', updatedAt: at })),
+  };
+}
 
 /**
  * Cancels an order left unpaid past its store's timeout, when it still is: CREATED, with no

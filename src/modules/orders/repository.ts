@@ -2,6 +2,7 @@
 import { sql } from 'drizzle-orm';
 import { arrayOf, besideCounts, besideCtes, checkBeside, jsonb, nothing, part, prepared, queryRows, storeKeys, together, type BesideWrite, type Executor, type Part } from '../../db/client.js';
 import type { DiscountSnapshot, ProductSnapshot, ShippingSnapshot, TaxLineSnapshot } from '../../db/schema.js';
+import { AppError } from '../../lib/app-error.js';
 import { toIso } from '../../lib/time.js';
 import { orderNumbersCtes } from '../stores/index.js';
 import type { OrderStatus } from './schemas.js';
@@ -235,23 +236,23 @@ export async function transitionOrder(db: Executor, store: string, id: string, f
 }
 
 /**
- * Moves some orders from one state to another; answers those that were still in `from`, as they are
- * now. The guard is a filter on the rows the primary key finds (`is true` keeps it out of the index
- * conditions): as an index condition, statistics that lag behind a burst of new orders (say none
- * CREATED) make the planner walk every CREATED order of the store through the status index.
+ * Moves some locked orders from one state to another at `at` (their transaction's time), inside
+ * another statement (`BesideWrite`): the round fails unless each was still in `from`, which the
+ * locks make certain. The guard is a filter on the rows the primary key finds (`is true` keeps it
+ * out of the index conditions): as an index condition, statistics that lag behind a burst of new
+ * orders (say none CREATED) make the planner walk every CREATED order of the store through the
+ * status index.
  */
-export function transitionOrders(store: string, ids: string[], from: OrderStatus, to: OrderStatus): Part<OrderRow[]> {
-  if (ids.length === 0) return nothing([]);
-  return part(
-    prepared(sql`update orders set status = ${to}, updated_at = now() where store = ${store} and id = any(${arrayOf(ids, 'uuid')}) and (status = ${from}) is true returning ${orderColumns}`),
-    (rows) => rows.map(orderOfJson),
-  );
-}
-
-/** An order row as JSON answers it (db/client.ts `together`): its timestamps are strings. */
-function orderOfJson(row: Record<string, unknown>): OrderRow {
-  const at = (value: unknown) => (value == null ? null : new Date(value as string));
-  return { ...(row as unknown as OrderRow), createdAt: at(row.createdAt)!, updatedAt: at(row.updatedAt), deletedAt: at(row.deletedAt) };
+export function transitionLockedOrders(store: string, ids: string[], from: OrderStatus, to: OrderStatus, at: Date): BesideWrite {
+  return {
+    ctes: sql`moved_orders as (
+          update orders set status = ${to}, updated_at = ${toIso(at)}::timestamptz
+          where store = ${store} and id = any(${arrayOf(ids, 'uuid')}) and (status = ${from}) is true returning id)`,
+    name: 'moved_orders',
+    check: (changed) => {
+      if (changed !== ids.length) throw new AppError('SERVICE_UNAVAILABLE', 'an order changed under its lock; retry');
+    },
+  };
 }
 
 /**

@@ -1,18 +1,17 @@
 /**
  * A round of intents applied at once: the webhook deliveries and syncs of one store that arrive
  * while its rounds run are decided together in one transaction, as orders are combined
- * (round-queue.ts). The round costs the same five statements whatever its size, each a wait with
+ * (round-queue.ts). The round costs the same four statements whatever its size, each a wait with
  * the round's locks held: the event ids recorded and the payments found, their orders locked (in id
- * order), their payments read under those locks, then one statement that changes the payments, moves
- * the orders to PAID and reads what rendering them needs (their lines, addresses and refunds; the
- * payments are the round's own, and an order CREATED when locked has no fulfilment to read), and the
- * events recorded. Each intent is still decided on its own, in
- * arrival order, against what the intents before it in the round decided: two successes of one
- * order in one round pay it once.
+ * order), then what is read under those locks (their payments, and what rendering them needs: their
+ * lines, addresses and refunds; an order CREATED when locked has no fulfilment to read), and last
+ * the events recorded in the statement that also changes the payments and moves the orders to PAID,
+ * with the COMMIT. Each intent is still decided on its own, in arrival order, against what the
+ * intents before it in the round decided: two successes of one order in one round pay it once.
  */
 import { parts, together, type Executor } from '../../db/client.js';
 import type { Outcome } from '../../lib/keyed-batcher.js';
-import type { Recorder } from '../events/index.js';
+import type { Alongside, Recorder } from '../events/index.js';
 import { lockOrders, markOrdersPaid, orderTotalOf, paymentAmounts, renderingOf, type OrderRow } from '../orders/index.js';
 import { coversOrder, paymentTotals } from '../pricing/index.js';
 import * as repo from './repository.js';
@@ -75,7 +74,7 @@ interface Announcement {
  * An event id already applied, an intent of no payment of this store's, or a move the state table
  * does not allow changes nothing for that intent alone.
  */
-export async function applyIntentRound(tx: Executor, store: string, jobs: IntentJob[], record: Recorder): Promise<Array<Outcome<string | null>>> {
+export async function applyIntentRound(tx: Executor, store: string, jobs: IntentJob[], record: Recorder, alongside: Alongside): Promise<Array<Outcome<string | null>>> {
   const outcomes: Array<Outcome<string | null>> = jobs.map(() => ({ ok: true, value: null }));
   // An event id once in the round: its copies (a duplicate storm) are answered as already applied.
   const firstOfEvent = new Map<string, number>();
@@ -88,7 +87,7 @@ export async function applyIntentRound(tx: Executor, store: string, jobs: Intent
   // The payments are looked for with the event ids recorded (one statement), before it is known
   // which events are new: a delivery already applied is the exception.
   const candidates = jobs.filter((_, i) => live[i]);
-  const { recorded, found } = await repo.recordEventsAndFindPayments(
+  const { recorded, found, at } = await repo.recordEventsAndFindPayments(
     tx, store, [...firstOfEvent.keys()], [...new Set(candidates.map((j) => j.intent.id))], [...new Set(candidates.flatMap((j) => paymentIdOf(j) ?? []))],
   );
   const applies = jobs.map((job, i) => live[i]! && (job.eventId === null || recorded.has(job.eventId)));
@@ -102,10 +101,19 @@ export async function applyIntentRound(tx: Executor, store: string, jobs: Intent
   });
   const orderIds = [...new Set(knownOf.flatMap((p) => (p ? [p.orderId] : [])))];
   if (orderIds.length === 0) return outcomes;
-  // Every change of a payment takes its order's lock first; read again under the locks: the
-  // payments as they are now, and the orders' other payments, in one statement.
+  // Every change of a payment takes its order's lock first; read again under the locks, in one
+  // statement: the payments as they are now (and the orders' other payments), and what rendering
+  // the orders reads (the same before and after the round). Their payments are the round's own,
+  // filled in below.
   const orders = new Map((await lockOrders(tx, store, orderIds)).map((o) => [o.id, o]));
-  const current = new Map((await repo.paymentsOf(tx, store, [...orders.keys()])).map((p) => [p.id, p]));
+  const locked = [...orders.values()];
+  const paymentsOfOrder = new Map<string, repo.PaymentRow[]>();
+  const neverFulfilled = new Set(locked.filter((o) => o.status === 'CREATED').map((o) => o.id));
+  const [read, render] = await together(tx, parts([
+    repo.paymentsOfPart(store, [...orders.keys()]),
+    renderingOf(store, locked, { payments: paymentsOfOrder, neverFulfilled }),
+  ] as const));
+  const current = new Map(read.map((p) => [p.id, p]));
   const statusOf = new Map([...orders.values()].map((o) => [o.id, o.status]));
   const changed = new Map<string, repo.PaymentChange>();
   const paidOrders = new Set<string>();
@@ -133,27 +141,21 @@ export async function applyIntentRound(tx: Executor, store: string, jobs: Intent
     if (decided.announce) announcements.push({ orderId: order.id, payment: decided.payment, paid: decided.paid, status: decided.payment.status });
   });
 
-  // One round trip: the payments changed, the orders moved to PAID, and what rendering the
-  // announced orders reads (their lines, addresses and refunds, the same before and after). Their
-  // payments are the round's own (read under the locks, then changed), filled in below.
-  const announced = [...orders.values()].filter((o) => announcements.some((a) => a.orderId === o.id));
-  const paymentsOfOrder = new Map<string, repo.PaymentRow[]>();
-  const neverFulfilled = new Set([...orders.values()].filter((o) => o.status === 'CREATED').map((o) => o.id));
-  const [at, moved, render] = await together(tx, parts([
-    repo.updatePaymentsOfRound(store, [...changed.values()]),
-    markOrdersPaid(store, [...paidOrders]),
-    renderingOf(store, announced, { payments: paymentsOfOrder, neverFulfilled }),
-  ] as const));
+  // The writes go in the round's last statement, with its events and its COMMIT.
+  if (changed.size > 0) alongside(repo.changePaymentsOfRound(store, [...changed.values()], at));
+  const paid = markOrdersPaid([...paidOrders].map((id) => orders.get(id)!), at);
+  if (paid.write) alongside(paid.write);
   if (announcements.length === 0) return outcomes;
   for (const p of current.values()) {
-    const shown = changed.has(p.id) && at ? { ...p, updatedAt: at } : p;
+    const shown = changed.has(p.id) ? { ...p, updatedAt: at } : p;
     paymentsOfOrder.set(p.orderId, [...(paymentsOfOrder.get(p.orderId) ?? []), shown]);
   }
   // Each order rendered once, as the round leaves it, for every event the round records of it.
-  const movedById = new Map(moved.map((o) => [o.id, o]));
+  const movedById = new Map(paid.moved.map((o) => [o.id, o]));
+  const announced = locked.filter((o) => announcements.some((a) => a.orderId === o.id));
   const views = new Map(render(announced.map((o) => movedById.get(o.id) ?? o)).map((v) => [v.id, v]));
   for (const a of announcements) {
-    const view = { payment: orderPaymentView({ ...a.payment, updatedAt: at ?? a.payment.updatedAt }), order: views.get(a.orderId)! };
+    const view = { payment: orderPaymentView({ ...a.payment, updatedAt: at }), order: views.get(a.orderId)! };
     if (a.paid) record('order.paid', { order: view.order });
     if (a.status === 'succeeded') record('payment.succeeded', view);
     if (a.status === 'failed') record('payment.failed', view);

@@ -1,7 +1,9 @@
 /** Payments SQL: providers, payments and the Stripe events already applied (this module's tables only). */
 import { and, asc, eq, isNotNull, isNull, lt, or, sql } from 'drizzle-orm';
-import { arrayOf, jsonb, nothing, part, prepared, queryRows, together, type Executor, type Part } from '../../db/client.js';
+import { arrayOf, jsonb, nothing, part, prepared, queryRows, together, type BesideWrite, type Executor, type Part } from '../../db/client.js';
 import { paymentProviders, payments, paymentWebhookEvents, refunds } from '../../db/schema.js';
+import { AppError } from '../../lib/app-error.js';
+import { toIso } from '../../lib/time.js';
 
 export type ProviderRow = typeof paymentProviders.$inferSelect;
 export type PaymentRow = typeof payments.$inferSelect;
@@ -111,9 +113,17 @@ const paymentOfRaw = (p: RawPayment): PaymentRow => ({
  * yet), whichever events turn out new. `recorded` is the ids recorded now: the others were already
  * applied, or are being applied by another transaction (this one waited for it). The payments are read as the statement began, before any wait for an event id
  * another transaction holds: they only say which orders to lock, and are read again under the locks.
+ * `at`: the transaction's time (`now()`), to the millisecond as the tables keep it, at which the
+ * round's changes are made.
  */
-export async function recordEventsAndFindPayments(db: Executor, store: string, eventIds: string[], intentIds: string[], ids: string[]): Promise<{ recorded: Set<string>; found: PaymentRow[] }> {
-  const rows = await queryRows<RawPayment & { recorded: string[] | null; found: boolean }>(
+export async function recordEventsAndFindPayments(
+  db: Executor,
+  store: string,
+  eventIds: string[],
+  intentIds: string[],
+  ids: string[],
+): Promise<{ recorded: Set<string>; found: PaymentRow[]; at: Date }> {
+  const rows = await queryRows<RawPayment & { recorded: string[] | null; found: boolean; at: Date | string }>(
     db,
     // Each side of the `or` is an index condition of its own (an empty array finds nothing).
     prepared(sql`with recorded as (
@@ -121,10 +131,14 @@ export async function recordEventsAndFindPayments(db: Executor, store: string, e
           select ${store}, e from jsonb_array_elements_text(${jsonb([...new Set(eventIds)].sort())}) as e order by e
           on conflict do nothing returning event_id),
         ids as (select coalesce(array_agg(event_id), '{}') as recorded from recorded)
-        select case when row_number() over () = 1 then ids.recorded end as recorded, p.id is not null as found, ${paymentColumns}
+        select case when row_number() over () = 1 then ids.recorded end as recorded, p.id is not null as found, now()::timestamptz(3) as at, ${paymentColumns}
         from ids left join payments p on p.store = ${store} and (p.intent_id = any(${arrayOf(intentIds, 'text')}) or p.id = any(${arrayOf(ids, 'uuid')}))`),
   );
-  return { recorded: new Set(rows.find((r) => r.recorded)?.recorded ?? []), found: rows.filter((r) => r.found).map(({ recorded: _r, found: _f, ...p }) => paymentOfRaw(p)) };
+  return {
+    recorded: new Set(rows.find((r) => r.recorded)?.recorded ?? []),
+    found: rows.filter((r) => r.found).map(({ recorded: _r, found: _f, at: _a, ...p }) => paymentOfRaw(p)),
+    at: new Date(rows[0]!.at),
+  };
 }
 
 /** What a round changes of a payment (its state after the round's last decision about it). */
@@ -138,20 +152,27 @@ export interface PaymentChange {
   clientSecret: string | null;
 }
 
-/** A round's payment changes, in one statement; answers the time they were made (the transaction's). */
-export function updatePaymentsOfRound(store: string, changes: PaymentChange[]): Part<Date | undefined> {
-  if (changes.length === 0) return nothing(undefined);
-  return part(
-    prepared(sql`update payments p set status = c.status, captured_amount = c.captured, due_action = c.due_action,
-          intent_id = coalesce(p.intent_id, c.intent_id),
-          client_secret = case when p.intent_id is null and c.intent_id is not null then c.client_secret else p.client_secret end,
-          updated_at = now()
-        from jsonb_to_recordset(${jsonb(changes.map((c) => ({ id: c.id, status: c.status, captured: c.capturedAmount, due_action: c.dueAction, intent_id: c.intentId, client_secret: c.clientSecret })))})
-          as c(id uuid, status text, captured bigint, due_action text, intent_id text, client_secret text)
-        where p.store = ${store} and p.id = c.id
-        returning p.updated_at as "updatedAt"`),
-    (rows) => (rows[0] ? new Date(rows[0].updatedAt as string) : undefined),
-  );
+/**
+ * A round's payment changes at `at` (its transaction's time), made inside another statement
+ * (client.ts `BesideWrite`): the payments are its locked orders', and the round fails if one is gone
+ * (a pending payment whose create call Stripe refused is deleted without its order's lock).
+ */
+export function changePaymentsOfRound(store: string, changes: PaymentChange[], at: Date): BesideWrite {
+  return {
+    ctes: sql`changed_payments as (
+          update payments p set status = c.status, captured_amount = c.captured, due_action = c.due_action,
+            intent_id = coalesce(p.intent_id, c.intent_id),
+            client_secret = case when p.intent_id is null and c.intent_id is not null then c.client_secret else p.client_secret end,
+            updated_at = ${toIso(at)}::timestamptz
+          from jsonb_to_recordset(${jsonb(changes.map((c) => ({ id: c.id, status: c.status, captured: c.capturedAmount, due_action: c.dueAction, intent_id: c.intentId, client_secret: c.clientSecret })))})
+            as c(id uuid, status text, captured bigint, due_action text, intent_id text, client_secret text)
+          where p.store = ${store} and p.id = c.id
+          returning p.id)`,
+    name: 'changed_payments',
+    check: (changed) => {
+      if (changed !== changes.length) throw new AppError('SERVICE_UNAVAILABLE', 'a payment was removed during its round; retry');
+    },
+  };
 }
 
 /** Payments the service still owes a provider call for, and Stripe payments pending since before `before`. */

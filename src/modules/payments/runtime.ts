@@ -9,7 +9,7 @@ import Stripe from 'stripe';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Database, Executor } from '../../db/client.js';
 import { AppError } from '../../lib/app-error.js';
-import { SYSTEM_ACTOR, withRecordedEvents, type Actor, type Recorder } from '../events/index.js';
+import { SYSTEM_ACTOR, withRecordedEvents, type Actor, type Alongside, type Recorder } from '../events/index.js';
 import type { Outcome } from '../../lib/keyed-batcher.js';
 import { cancelUnpaidOrder, lockOrder, orderTotalOf, paymentAmounts, renderOrder, unpaidOrdersPastTimeout } from '../orders/index.js';
 import { paymentTotals } from '../pricing/index.js';
@@ -124,7 +124,7 @@ export class PaymentsRuntime {
     }
   }
 
-  private transaction<T>(store: string, work: (tx: Executor, record: Recorder) => Promise<T>, actor: Actor = SYSTEM_ACTOR): Promise<T> {
+  private transaction<T>(store: string, work: (tx: Executor, record: Recorder, alongside: Alongside) => Promise<T>, actor: Actor = SYSTEM_ACTOR): Promise<T> {
     return withRecordedEvents(this.db, store, work, actor);
   }
 
@@ -221,7 +221,7 @@ export class PaymentsRuntime {
    */
   private async runIntentRound(jobs: IntentJob[]): Promise<Array<Outcome<string | null>>> {
     const store = jobs[0]!.store;
-    const once = (some: IntentJob[]) => this.applying.run(() => this.transaction(store, (tx, record) => applyIntentRound(tx, store, some, record)));
+    const once = (some: IntentJob[]) => this.applying.run(() => this.transaction(store, (tx, record, alongside) => applyIntentRound(tx, store, some, record, alongside)));
     try {
       return await once(jobs);
     } catch (error) {
