@@ -105,11 +105,10 @@ export const lockOrders = (tx: Executor, store: string, ids: string[]) => repo.l
  * the locks), at `at`, the round's transaction time: the write, to make in the round's last
  * statement (events module `Alongside`), and the orders as it leaves them.
  */
-export function markOrdersPaid(orders: repo.OrderRow[], at: Date): { write: BesideWrite | null; moved: repo.OrderRow[] } {
-  const [first] = orders;
-  if (!first) return { write: null, moved: [] };
+export function markOrdersPaid(store: string, orders: repo.OrderRow[], at: Date): { write: BesideWrite | null; moved: repo.OrderRow[] } {
+  if (orders.length === 0) return { write: null, moved: [] };
   return {
-    write: repo.transitionLockedOrders(first.store, orders.map((o) => o.id), 'CREATED', 'PAID', at),
+    write: repo.transitionLockedOrders(store, orders.map((o) => o.id), 'CREATED', 'PAID', at),
     moved: orders.map((o) => ({ ...o, status: 'PAID', updatedAt: at })),
   };
 }

@@ -114,7 +114,7 @@ export async function applyIntentRound(tx: Executor, store: string, jobs: Intent
     renderingOf(store, locked, { payments: paymentsOfOrder, neverFulfilled }),
   ] as const));
   const current = new Map(read.map((p) => [p.id, p]));
-  const statusOf = new Map([...orders.values()].map((o) => [o.id, o.status]));
+  const statusOf = new Map(locked.map((o) => [o.id, o.status]));
   const changed = new Map<string, repo.PaymentChange>();
   const paidOrders = new Set<string>();
   const announcements: Announcement[] = [];
@@ -143,7 +143,7 @@ export async function applyIntentRound(tx: Executor, store: string, jobs: Intent
 
   // The writes go in the round's last statement, with its events and its COMMIT.
   if (changed.size > 0) alongside(repo.changePaymentsOfRound(store, [...changed.values()], at));
-  const paid = markOrdersPaid([...paidOrders].map((id) => orders.get(id)!), at);
+  const paid = markOrdersPaid(store, [...paidOrders].map((id) => orders.get(id)!), at);
   if (paid.write) alongside(paid.write);
   if (announcements.length === 0) return outcomes;
   for (const p of current.values()) {
