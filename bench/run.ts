@@ -896,7 +896,7 @@ interface SpreadRuns {
  * in one block each (every one-store run, then every spread run, minutes later) swung from 0.58 to
  * 1.11 for the same code (docs/performance.md).
  */
-async function benchSpread(products: number): Promise<{ rows: SpreadRow[]; peakRss: Record<number, number> }> {
+async function benchSpread(products: number): Promise<{ rows: SpreadRow[]; peakRss: Record<number, number>; ceilingToOneStore: Record<number, { median: number | null; passes: Array<number | null> }> }> {
   const peakRss: Record<number, number> = {};
   const { database, env, cleanup } = await freshDatabase();
   const port = Number(values.port);
@@ -1025,6 +1025,16 @@ async function benchSpread(products: number): Promise<{ rows: SpreadRow[]; peakR
     cleanup();
   }
   const rows: SpreadRow[] = [];
+  // What the database itself keeps of its one-store rate when the rows spread: the writes' ceiling
+  // is one run per pass and count, shared by every write, so any write's runs hold it.
+  const ceilingToOneStore: Record<number, { median: number | null; passes: Array<number | null> }> = {};
+  const aWrite = SPREAD_NAMES.find((name) => SPREAD_WORKLOADS[name]!.kind === 'write');
+  for (const count of STORE_COUNTS) {
+    if (!aWrite || count === 1 || !STORE_COUNTS.includes(1)) continue;
+    const one = runsOf(aWrite, 1).ceilings;
+    const passes = runsOf(aWrite, count).ceilings.map((c, i) => (c ? ratio(c, one[i]) : null));
+    ceilingToOneStore[count] = { median: medianRatio(passes), passes };
+  }
   for (const count of STORE_COUNTS) {
     for (const name of SPREAD_NAMES) {
       const r = runsOf(name, count);
@@ -1045,7 +1055,7 @@ async function benchSpread(products: number): Promise<{ rows: SpreadRow[]; peakR
       });
     }
   }
-  return { rows, peakRss };
+  return { rows, peakRss, ceilingToOneStore };
 }
 
 // The server runs as it would be deployed: compiled to JavaScript (`npm run build`), not through
@@ -1182,6 +1192,9 @@ if (spread) {
     '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
     ...spread.rows.map((r) => `| ${r.workload} | ${r.stores} | ${r.rps} | ${r.p50} | ${r.p99} | ${r.errors} | ${r.queriesPerRequest ?? 'n/a'} | ${r.cpuPerRequest ?? 'n/a'} | ${r.databaseCpuPerRequest ?? 'n/a'} | ${r.oneStore ?? 'n/a'} | ${withPasses(r.toOneStore, r.passes?.toOneStore)} | ${r.ceiling?.rps ?? 'n/a'} | ${withPasses(r.ratio, r.passes?.ratio)} |`),
     '',
+    ...Object.entries(spread.ceilingToOneStore).map(([count, c]) =>
+      `The writes' ceiling itself (the minimal order transaction, bare PostgreSQL) over ${count} stores against one store: ` +
+        `${withPasses(c.median, c.passes)}: what the database keeps of its one-store rate when the rows spread, beside the writes' "vs one store".`),
     `Server peak RSS by store count: ${Object.entries(spread.peakRss).map(([n, mb]) => `${n} stores ${mb} MB`).join(', ')}` +
       (spread.peakRss[1] && STORE_COUNTS.length > 1 ? ` (${(spread.peakRss[Math.max(...STORE_COUNTS)]! / spread.peakRss[1]).toFixed(2)}x).` : '.'),
     'Chart: bench/results/latest-spread.svg.',
