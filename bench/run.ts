@@ -799,6 +799,9 @@ async function benchReplica(replicaUrl: string, env: Record<string, string>, fix
   }
 }
 
+/** A ratio over the passes: their median, and each pass's own in the order run. */
+type PassRatios = { median: number | null; passes: Array<number | null> };
+
 interface SpreadRow extends LoadResult {
   workload: string;
   stores: number;
@@ -896,7 +899,7 @@ interface SpreadRuns {
  * in one block each (every one-store run, then every spread run, minutes later) swung from 0.58 to
  * 1.11 for the same code (docs/performance.md).
  */
-async function benchSpread(products: number): Promise<{ rows: SpreadRow[]; peakRss: Record<number, number>; ceilingToOneStore: Record<number, { median: number | null; passes: Array<number | null> }> }> {
+async function benchSpread(products: number): Promise<{ rows: SpreadRow[]; peakRss: Record<number, number>; ceilingToOneStore: Record<number, PassRatios> }> {
   const peakRss: Record<number, number> = {};
   const { database, env, cleanup } = await freshDatabase();
   const port = Number(values.port);
@@ -1027,7 +1030,7 @@ async function benchSpread(products: number): Promise<{ rows: SpreadRow[]; peakR
   const rows: SpreadRow[] = [];
   // What the database itself keeps of its one-store rate when the rows spread: the writes' ceiling
   // is one run per pass and count, shared by every write, so any write's runs hold it.
-  const ceilingToOneStore: Record<number, { median: number | null; passes: Array<number | null> }> = {};
+  const ceilingToOneStore: Record<number, PassRatios> = {};
   const aWrite = SPREAD_NAMES.find((name) => SPREAD_WORKLOADS[name]!.kind === 'write');
   for (const count of STORE_COUNTS) {
     if (!aWrite || count === 1 || !STORE_COUNTS.includes(1)) continue;
