@@ -17,7 +17,7 @@ test('keys asked during a lookup wait for the next one, which takes all of them,
   const batcher = new FreshBatcher<number | undefined>(load, undefined);
   const first = batcher.get('a');
   await turn();
-  assert.deepEqual(started.map((s) => s.keys), [['a']], 'a lone key is looked up at once');
+  assert.deepEqual(started.map((s) => s.keys), [['a']], 'a lone key is looked up in the same turn');
   const again = batcher.get('a');
   const b = batcher.get('b');
   const b2 = batcher.get('b');
@@ -29,6 +29,17 @@ test('keys asked during a lookup wait for the next one, which takes all of them,
   assert.deepEqual(started[1]!.keys, ['a', 'b'], 'the waiting keys make one lookup, each key once');
   started[1]!.resolve(new Map([['a', 2]]));
   assert.deepEqual(await Promise.all([again, b, b2]), [2, undefined, undefined], 'a caller during a lookup gets the newer answer; a key left out is missing');
+});
+
+test('keys asked in one turn of the event loop make one lookup', async () => {
+  const { started, load } = manualLoads();
+  const batcher = new FreshBatcher<number | undefined>(load, undefined);
+  const asked = ['a', 'b', 'a', 'c'].map((key) => batcher.get(key));
+  assert.equal(started.length, 0, 'nothing starts before the turn ends');
+  await turn();
+  assert.deepEqual(started.map((s) => s.keys), [['a', 'b', 'c']]);
+  started[0]!.resolve(new Map([['a', 1], ['b', 2], ['c', 3]]));
+  assert.deepEqual(await Promise.all(asked), [1, 2, 1, 3]);
 });
 
 test('a failed lookup fails only its callers; the next lookup runs', async () => {
