@@ -17,7 +17,7 @@ test('keys asked during a lookup wait for the next one, which takes all of them,
   const batcher = new FreshBatcher<number | undefined>(load, undefined);
   const first = batcher.get('a');
   await turn();
-  assert.deepEqual(started.map((s) => s.keys), [['a']], 'a lone key is looked up in the same turn');
+  assert.deepEqual(started.map((s) => s.keys), [['a']], 'a lone key is looked up at the end of the turn');
   const again = batcher.get('a');
   const b = batcher.get('b');
   const b2 = batcher.get('b');
