@@ -43,10 +43,11 @@ import type { SqlPlan } from './ceiling-sql.js';
 import type { OrderCeilingPlan } from './ceiling-orders.js';
 import { seedBench, type BenchFixture } from './seed.js';
 import { measureDrain, setDisabled, startBenchReceiver, subscribe, waitForDeliveries, type DrainResult } from './webhooks.js';
-import { BENCH_SECRETS_KEY, enableBenchStripe, paidCounts, pendingPaymentDeliveries, type SignedDeliveries } from './payments.js';
+import { enableBenchStripe, paidCounts, pendingPaymentDeliveries, type SignedDeliveries } from './payments.js';
 import { holdCarts, prepareActiveHolds, prepareHoldCarts, releaseActiveHolds, selloutWithHolds, type HeldSelloutResult } from './holds.js';
 import { ceilingRows, seedSpread, SPREAD_WORKLOADS, type SpreadStore, type Target } from './spread.js';
 import { spreadChart } from './spread-chart.js';
+import { cpuMs, POOL, serverEnvOf as benchServerEnv, statFields } from './processes.js';
 
 const ROOT = new URL('../', import.meta.url).pathname;
 const { values } = parseArgs({
@@ -80,7 +81,6 @@ const SIZES = values.products.split(',').map(Number);
 const SECONDS = Number(values.seconds);
 const WARMUP = Number(values.warmup);
 const CONNECTIONS = Number(values.connections);
-const POOL = 20;
 const DATABASE_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/bench';
 // A replica run compares database reads: the catalog cache would answer them from memory instead.
 const CACHE_OFF = values['no-cache'] || values.replica !== undefined;
@@ -584,13 +584,8 @@ async function paymentWebhooks(base: string, fixture: BenchFixture, products: nu
   };
 }
 
-/** The server's settings in the benchmark: limits off, so that the load measures the work. */
-function serverEnvOf(env: Record<string, string>, port: number): Record<string, string> {
-  return {
-    ...env, PORT: String(port), HOST: '127.0.0.1', WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', SEED_DEMO: 'false', LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE: '0', CLIENT_RATE_LIMIT_PER_MINUTE: '0',
-    ORDER_RATE_LIMIT_PER_MINUTE: '0', HOLDS_PER_CLIENT: '0', UNPAID_ORDERS_PER_CLIENT: '0', DISCOUNT_ATTEMPTS_PER_MINUTE: '0', MAINTENANCE_INTERVAL_SECONDS: '0', PAYMENT_JOB_INTERVAL_SECONDS: '0', SECRETS_KEY: BENCH_SECRETS_KEY, DB_POOL_SIZE: String(POOL), ...(CACHE_OFF ? { CATALOG_CACHE_ENTRIES: '0' } : {}),
-  };
-}
+/** The benchmark's server settings (processes.ts), with the catalog cache off when the run asks. */
+const serverEnvOf = (env: Record<string, string>, port: number) => benchServerEnv(env, port, CACHE_OFF ? { CATALOG_CACHE_ENTRIES: '0' } : {});
 
 const READ_PASSES = Math.max(1, Number(values['read-passes']));
 
@@ -822,14 +817,6 @@ interface SpreadRow extends LoadResult {
   databaseCpuPerRequest?: number;
 }
 
-/** A process's /proc stat fields from the third (its state) on: [1] is its parent, [11] and [12] its user and system time, [13] and [14] its reaped children's. */
-const statFields = (pid: number) => readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-
-/** CPU time a process has used so far (user and system), in ms: /proc counts it in clock ticks of 10 ms. */
-function cpuMs(pid: number): number {
-  const fields = statFields(pid);
-  return (Number(fields[11]) + Number(fields[12])) * 10;
-}
 
 const readFileSyncSafe = (file: string) => {
   try {

@@ -16,6 +16,7 @@ import { join } from 'node:path';
 import { freshBenchDatabase } from './fresh-database.js';
 import { seedBench } from './seed.js';
 import type { LoadPlan, LoadResult } from './load.js';
+import { cpuMs, serverEnvOf } from './processes.js';
 
 const [before, after, pairs = '6', read = 'product-group', seconds = '8'] = process.argv.slice(2);
 if (!before || !after) throw new Error('usage: npx tsx bench/two-builds.ts <before> <after> [pairs] [product-group|product-by-slug] [seconds]');
@@ -40,21 +41,13 @@ const builds: Build[] = [before, after].map((dir, i) => {
   const countFile = join(tmpdir(), `two-builds-${process.pid}-${i}`);
   const server = spawn(process.execPath, ['--import', join(ROOT, 'bench/count-queries.mjs'), '--max-semi-space-size=8', '--heap-growing-percent=100', 'dist/src/server.js'], {
     cwd: dir,
-    // As the bench runs its server: no limits, no demo store, no jobs.
-    env: {
-      ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1', SEED_DEMO: 'false', LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE: '0', CLIENT_RATE_LIMIT_PER_MINUTE: '0',
-      MAINTENANCE_INTERVAL_SECONDS: '0', PAYMENT_JOB_INTERVAL_SECONDS: '0', DB_POOL_SIZE: '20', QUERY_COUNT_FILE: countFile,
-    },
+    env: { ...process.env, ...serverEnvOf(env, port, { QUERY_COUNT_FILE: countFile }) },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   return { name: i === 0 ? 'before' : 'after', port, countFile, server, turns: [] };
 });
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const cpuMs = (pid: number) => {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10;
-};
 const statements = (build: Build) => Number(readFileSync(build.countFile, 'utf8'));
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
