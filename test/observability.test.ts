@@ -80,35 +80,51 @@ test('with TRUST_PROXY set the metrics need METRICS_TOKEN even on a loopback HOS
   assert.equal((await guarded.request('GET', '/api/metrics', { token: 'metrics-secret-0123456789' })).status, 200);
 });
 
-// Helmet's defaults for this API (no content security policy; resources may be shown cross-origin).
-const SECURITY_HEADERS = {
+// The headers that act on an answer a program reads, on every one of them.
+const ANSWER_HEADERS = {
+  'strict-transport-security': 'max-age=31536000; includeSubDomains',
+  'x-content-type-options': 'nosniff',
+  'x-frame-options': 'SAMEORIGIN',
+};
+// Helmet's defaults besides (no content security policy; resources may be shown cross-origin): only
+// on what a browser shows.
+const PAGE_HEADERS = {
+  ...ANSWER_HEADERS,
   'cross-origin-opener-policy': 'same-origin',
   'cross-origin-resource-policy': 'cross-origin',
   'origin-agent-cluster': '?1',
   'referrer-policy': 'no-referrer',
-  'strict-transport-security': 'max-age=31536000; includeSubDomains',
-  'x-content-type-options': 'nosniff',
   'x-dns-prefetch-control': 'off',
   'x-download-options': 'noopen',
-  'x-frame-options': 'SAMEORIGIN',
   'x-permitted-cross-domain-policies': 'none',
   'x-xss-protection': '0',
 };
 
-test('security headers on every answer; the docs page keeps working under its own policy', async () => {
+test('security headers on every answer, all of helmet\'s on pages and pictures; the docs page keeps working under its own policy', async () => {
   const s = await createStore(t);
   const answers = {
     health: await t.request('GET', '/api/health'),
     'a catalog read': await t.request('GET', '/api/v1/products', { token: s.storefront }),
     'a refused token': await t.request('GET', '/api/v1/products', { token: 'sf_nobody_x' }),
     'an unknown route': await t.request('GET', '/api/v1/nowhere'),
+    'a write': await t.request('POST', '/api/v1/carts', { token: s.storefront, body: {} }),
   };
   for (const [what, r] of Object.entries(answers)) {
-    for (const [name, value] of Object.entries(SECURITY_HEADERS)) assert.equal(r.headers[name], value, `${what}: ${name}`);
+    for (const [name, value] of Object.entries(ANSWER_HEADERS)) assert.equal(r.headers[name], value, `${what}: ${name}`);
+    for (const name of Object.keys(PAGE_HEADERS)) if (!(name in ANSWER_HEADERS)) assert.equal(r.headers[name], undefined, `${what}: ${name}`);
     assert.equal(r.headers['x-powered-by'], undefined, what);
     assert.equal(r.headers['content-security-policy'], undefined, what);
   }
-  const docs = await t.request('GET', '/api/docs/');
+  const pages = {
+    'the docs page': await t.request('GET', '/api/docs/'),
+    'the dashboard': await t.request('GET', '/admin/'),
+    'the way to the dashboard': await t.request('GET', '/admin'),
+    'a picture': await t.request('GET', '/api/images/beanie.svg'),
+  };
+  for (const [what, r] of Object.entries(pages)) {
+    for (const [name, value] of Object.entries(PAGE_HEADERS)) assert.equal(r.headers[name], value, `${what}: ${name}`);
+  }
+  const docs = pages['the docs page'];
   assert.equal(docs.status, 200);
   assert.match(String(docs.headers['content-security-policy']), /script-src/);
   for (const asset of docs.text.matchAll(/(?:src|href)="\.?\/?([^"]+\.(?:js|css))"/g)) {

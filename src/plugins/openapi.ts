@@ -19,6 +19,9 @@ function packageVersion(): string {
 }
 const version = packageVersion();
 
+/** Where the API's docs page (Swagger UI) is served. */
+export const DOCS_PATH = '/api/docs';
+
 export default fp(
   async (app: FastifyInstance) => {
     // What the document needs from a route beyond its schema, collected as routes register.
@@ -58,7 +61,7 @@ export default fp(
       },
     });
     await app.register(swaggerUi, {
-      routePrefix: '/api/docs',
+      routePrefix: DOCS_PATH,
       staticCSP: true,
       transformSpecification: (document) => docsPageDocument(document as Record<string, unknown>),
       // The base layout, without Swagger UI's top bar: its logo is an SVG with a style element, which

@@ -14,6 +14,9 @@ const DIST = ['../../../dashboard/dist/', '../../../../dashboard/dist/']
 
 const TYPES: Record<string, string> = { js: 'text/javascript; charset=utf-8', css: 'text/css; charset=utf-8', svg: 'image/svg+xml', png: 'image/png', woff2: 'font/woff2' };
 
+/** Where the dashboard is served: its page and assets. */
+export const DASHBOARD_PATH = '/admin';
+
 /** The page runs only its own scripts and talks only to this service. */
 export const DASHBOARD_CSP = "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' https: data: blob:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
 
@@ -24,13 +27,13 @@ const dashboardRoutes: FastifyPluginAsync = async (app) => {
     const type = TYPES[file.split('.').pop()!];
     if (type) assets.set(file, { body: readFileSync(`${DIST}assets/${file}`), type });
   }
-  app.get('/admin', { schema: { hide: true } }, async (_request, reply) => reply.redirect('/admin/'));
-  app.get('/admin/', { schema: { hide: true } }, async (_request, reply) => {
+  app.get(DASHBOARD_PATH, { schema: { hide: true } }, async (_request, reply) => reply.redirect(`${DASHBOARD_PATH}/`));
+  app.get(`${DASHBOARD_PATH}/`, { schema: { hide: true } }, async (_request, reply) => {
     reply.header('content-security-policy', DASHBOARD_CSP).header('cache-control', 'no-cache');
     if (!page) return reply.code(503).type('text/plain; charset=utf-8').send('The dashboard is not built: run `npm install` (its prepare script builds dashboard/dist).');
     return reply.type('text/html; charset=utf-8').send(page);
   });
-  app.get<{ Params: { file: string } }>('/admin/assets/:file', { schema: { hide: true } }, async (request, reply) => {
+  app.get<{ Params: { file: string } }>(`${DASHBOARD_PATH}/assets/:file`, { schema: { hide: true } }, async (request, reply) => {
     const asset = assets.get(request.params.file);
     if (!asset) return reply.code(404).type('text/plain; charset=utf-8').send('not found');
     return reply.header('cache-control', 'public, max-age=31536000, immutable').type(asset.type).send(asset.body);

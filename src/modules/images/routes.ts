@@ -17,6 +17,9 @@ import { toIso } from '../../lib/time.js';
 import { judge, MAX_UPLOAD_BYTES, resized, UPLOAD_TYPES, WIDTHS, type UploadType } from './formats.js';
 import * as repo from './repository.js';
 
+/** Where pictures are served (under /api): the bundled ones and the stores' uploads. */
+export const IMAGES_PATH = '/images';
+
 /** What a picture runs when opened on its own: nothing (no scripts, no requests, only inline styles). */
 export const IMAGE_CSP = "default-src 'none'; style-src 'unsafe-inline'; sandbox";
 
@@ -82,7 +85,7 @@ function loadImages(): Map<string, Image> {
 const imageRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const images = loadImages();
   app.get(
-    '/images/:file',
+    `${IMAGES_PATH}/:file`,
     { schema: { hide: true, params: Type.Object({ file: Type.String({ pattern: FILE, maxLength: 100 }) }) } },
     async (request, reply) => {
       const image = images.get(request.params.file);
@@ -96,7 +99,7 @@ const imageRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   const cache = new ResizedCache();
   app.get(
-    '/images/:store/:id',
+    `${IMAGES_PATH}/:store/:id`,
     {
       schema: {
         hide: true,
