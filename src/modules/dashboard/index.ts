@@ -1,2 +1,2 @@
 /** The dashboard module serves the built web app; nothing else uses it. */
-export { DASHBOARD_CSP, DASHBOARD_PATH } from './routes.js';
+export { DASHBOARD_CSP } from './routes.js';
